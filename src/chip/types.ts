@@ -1,0 +1,33 @@
+/**
+ * The signing chip as the rest of the service sees it. Two implementations: the software chip of
+ * the embedded default (`soft-chip.ts`) and the PKCS#11 bridge (`pkcs11/`).
+ */
+export type ChipKeyAlgorithm = 'rsa' | 'p256' | 'secp256k1';
+
+export interface ChipKey {
+  /** Lowercase hex of CKA_ID (the soft chip uses the same form). Stable across sessions. */
+  id: string;
+  label: string;
+  algorithm: ChipKeyAlgorithm;
+  /** rsa/p256: SubjectPublicKeyInfo DER. secp256k1: the 65-byte uncompressed point 04‖X‖Y. */
+  publicKey: Uint8Array;
+  /** DER X.509 certificate of this key when the chip holds one (PAdES credentials need it). */
+  certificate: Uint8Array | null;
+  /** Further certificates on the chip that chain the signer to its root, issuer first, root last. */
+  chain: Uint8Array[];
+}
+
+export interface Chip {
+  readonly kind: 'soft' | 'pkcs11';
+  listKeys(): Promise<ChipKey[]>;
+  /**
+   * Signs a 32-byte digest with the key `keyId`.
+   * - rsa: RSASSA-PKCS1-v1_5, i.e. CKM_RSA_PKCS over DigestInfo(sha256, digest); returns the raw
+   *   signature (modulus length).
+   * - p256 / secp256k1: CKM_ECDSA over the digest; returns raw r‖s (64 bytes), s NOT normalised:
+   *   callers normalise (EVM low-s) or DER-wrap (CMS) themselves.
+   * Throws ChipError with a message naming the problem (token removed, PIN locked, …).
+   */
+  signDigest(keyId: string, digest: Uint8Array): Promise<Uint8Array>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,72 @@
+/**
+ * One error base for the whole service. Only `api/app.ts` maps a kind to an HTTP status and only
+ * `cli/output.ts` maps it to an exit code: every other layer throws these and never formats them.
+ */
+export type ErrorKind =
+  | 'invalid' // 422: the caller sent something we will not act on
+  | 'unauthorized' // 401
+  | 'forbidden' // 403
+  | 'not_paired' // 409
+  | 'not_found' // 404
+  | 'method_not_allowed' // 405
+  | 'too_large' // 413
+  | 'upstream' // 502: the chip, the platform or the TSA failed
+  | 'internal'; // 500
+
+export class LocalsignError extends Error {
+  readonly kind: ErrorKind;
+  /** Short category shown as `type` in error records, e.g. `pdf_input`, `chip`. */
+  readonly type: string;
+  constructor(kind: ErrorKind, message: string, options?: { cause?: unknown; type?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.kind = kind;
+    this.type = options?.type ?? kind;
+  }
+}
+
+/** A request field failed validation; the message names the field and what was expected. */
+export class InvalidInputError extends LocalsignError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('invalid', message, { ...options, type: 'validation' });
+  }
+}
+
+/** The PDF handed to us cannot be signed as it is (not a PDF, encrypted, certified P=1, broken xref). */
+export class PdfInputError extends LocalsignError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('invalid', message, { ...options, type: 'pdf_input' });
+  }
+}
+
+/** Building the signed output failed after the input was accepted. */
+export class SigningError extends LocalsignError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('internal', message, { ...options, type: 'signing' });
+  }
+}
+
+/** The signing chip (software or PKCS#11) failed: token removed, PIN wrong, module missing. */
+export class ChipError extends LocalsignError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('upstream', message, { ...options, type: 'chip' });
+  }
+}
+
+/** The remote platform or a timestamp authority failed or is unreachable. */
+export class PlatformError extends LocalsignError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('upstream', message, { ...options, type: 'platform' });
+  }
+}
+
+/** Configuration that prevents the service from starting (unsafe permissions, unreadable files). */
+export class ConfigurationError extends LocalsignError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('internal', message, { ...options, type: 'configuration' });
+  }
+}
+
+export function isLocalsignError(value: unknown): value is LocalsignError {
+  return value instanceof LocalsignError;
+}

@@ -1,0 +1,55 @@
+/**
+ * The PAdES engine's contract with the rest of the service (signing/pades-job.ts calls it).
+ * Two steps with state between them (the digest may go to a platform that answers minutes later):
+ *   preparePades(input) -> PreparedPades (persisted per request) -> signature value -> finishPades().
+ * Everything here is pure byte work: no fs, no clock (signingTime is passed in), no network.
+ */
+
+/** A design's stamp as PLATFORM.md fixes it, in PDF points from the page's lower-left corner. */
+export interface StampSpec {
+  page: 'first' | 'last' | number; // numbers count from 1
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** `text` holds `{{variable}}` placeholders, filled by fillStampText before drawing. */
+  lines: { text: string; size: number }[];
+  image_png_base64?: string;
+}
+
+export type SignatureAlgorithm = 'rsa' | 'p256';
+
+export interface PadesPrepareInput {
+  pdf: Uint8Array;
+  /** DER certificates, signer first, root last. The signer's key type decides the algorithm. */
+  certificateChain: Uint8Array[];
+  /** Written to /M (no signing-time attribute, per PAdES baseline). */
+  signingTime: Date;
+  reason?: string | null;
+  location?: string | null;
+  signerName?: string | null;
+  /** Visible stamp with its text already filled; null or absent: invisible signature. */
+  stamp?: StampSpec | null;
+  /** Reserve room in /Contents for an RFC 3161 timestamp token (B-T). */
+  reserveTimestamp?: boolean;
+}
+
+export interface PreparedPades {
+  /** The output PDF with /ByteRange patched and /Contents all zeros: input bytes are its exact prefix. */
+  pdf: Uint8Array;
+  /** Byte offset of the first hex digit inside /Contents < … > and the number of hex digits. */
+  contentsOffset: number;
+  contentsHexLength: number;
+  byteRange: [number, number, number, number];
+  /** DER of the CMS signed attributes (SET OF, tag 0x31) — what the chip/platform signs. */
+  signedAttributes: Uint8Array;
+  /** SHA-256 of signedAttributes: the digest handed to Chip.signDigest / the platform. */
+  digest: Uint8Array;
+  algorithm: SignatureAlgorithm;
+  certificateChain: Uint8Array[];
+}
+
+export interface PadesFinishOptions {
+  /** DER TimeStampToken (ContentInfo) over the signature value, for B-T. */
+  timestampToken?: Uint8Array | null;
+}
