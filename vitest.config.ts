@@ -1,6 +1,21 @@
-import { defineConfig } from 'vitest/config';
+import { readFileSync } from 'node:fs';
+import { defineConfig, type Plugin } from 'vitest/config';
+
+/** Mirrors esbuild's `binary` loader so `import font from '….ttf'` gives a Uint8Array in tests too. */
+function binaryAssets(): Plugin {
+  return {
+    name: 'localsign-binary-assets',
+    enforce: 'pre',
+    load(id) {
+      if (!id.endsWith('.ttf')) return null;
+      const b64 = readFileSync(id).toString('base64');
+      return `export default new Uint8Array(Buffer.from(${JSON.stringify(b64)}, 'base64'));`;
+    },
+  };
+}
 
 export default defineConfig({
+  plugins: [binaryAssets()],
   test: {
     include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
@@ -8,6 +23,5 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Integration tests start real servers, SoftHSM2 tokens and child processes; two cores here.
     maxWorkers: 2,
-    fileParallelism: true,
   },
 });
