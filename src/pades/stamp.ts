@@ -1,0 +1,174 @@
+/**
+ * The visible signature's appearance: a Form XObject (ISO 32000-1 §8.10) that the PDF writer uses
+ * as the widget's /AP /N (§12.5.5, §12.7.4.5). The caller serialises the new objects from
+ * `doc.context` itself and never calls `doc.save()`, so everything this draws must already be an
+ * indirect object in the context when we return.
+ */
+import fontkit from '@pdf-lib/fontkit';
+import {
+  beginText,
+  drawObject,
+  endText,
+  popGraphicsState,
+  pushGraphicsState,
+  rectangle,
+  setFillingGrayscaleColor,
+  setFontAndSize,
+  setLineWidth,
+  setStrokingGrayscaleColor,
+  setTextMatrix,
+  showText,
+  stroke,
+  concatTransformationMatrix,
+  type PDFDocument,
+  type PDFFont,
+  type PDFImage,
+  type PDFOperator,
+  type PDFRef,
+} from 'pdf-lib';
+import dejavu from '../../assets/fonts/DejaVuSans.ttf';
+import { InvalidInputError } from '../errors/errors';
+import { decodeStampPng } from './stamp-png';
+import { layoutStamp, type StampFontMetrics, type StampLayout } from './stamp-layout';
+import type { StampSpec } from './types';
+
+const FONT_RESOURCE = 'F1';
+const IMAGE_RESOURCE = 'Im1';
+const BORDER_GREY = 0.25;
+
+let fontMetrics: { ascent: number; descent: number } | undefined;
+
+/** Ascender and descender of DejaVu Sans per point of size, read once from its hhea/OS/2 data. */
+function dejavuMetrics(): { ascent: number; descent: number } {
+  if (!fontMetrics) {
+    const face = fontkit.create(dejavu);
+    fontMetrics = {
+      ascent: face.ascent / face.unitsPerEm,
+      descent: Math.abs(face.descent) / face.unitsPerEm,
+    };
+  }
+  return fontMetrics;
+}
+
+/**
+ * A subset font's name starts with a six-letter tag and `+` (ISO 32000-1 §9.6.4). pdf-lib would
+ * append a Math.random() suffix instead; deriving the tag from the drawn text (FNV-1a) keeps this
+ * module deterministic and gives different subsets different names.
+ */
+function subsetTag(texts: string[]): string {
+  let hash = 0x811c9dc5;
+  for (const ch of texts.join('\n')) {
+    hash ^= ch.codePointAt(0) as number;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  let tag = '';
+  for (let i = 0; i < 6; i++) {
+    tag += String.fromCharCode(65 + (hash % 26));
+    hash = Math.floor(hash / 26);
+  }
+  return tag;
+}
+
+/** One line is one line: control characters (tabs, newlines from a filled value) become spaces. */
+function cleanLine(text: string): string {
+  return text.replace(/\p{Cc}/gu, ' ');
+}
+
+function positive(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new InvalidInputError(`${field} must be a positive number of points`);
+  }
+  return value;
+}
+
+function buildOperators(layout: StampLayout, font: PDFFont): PDFOperator[] {
+  const { border } = layout;
+  const ops: PDFOperator[] = [
+    pushGraphicsState(),
+    setStrokingGrayscaleColor(BORDER_GREY),
+    setLineWidth(border.lineWidth),
+    rectangle(border.x, border.y, border.width, border.height),
+    stroke(),
+    popGraphicsState(),
+  ];
+  if (layout.image) {
+    // An image XObject paints the unit square, so the matrix scales it to its box (§8.9.4).
+    const { x, y, width, height } = layout.image;
+    ops.push(
+      pushGraphicsState(),
+      concatTransformationMatrix(width, 0, 0, height, x, y),
+      drawObject(IMAGE_RESOURCE),
+      popGraphicsState(),
+    );
+  }
+  const drawn = layout.lines.filter((line) => line.text.length > 0);
+  if (drawn.length > 0) {
+    ops.push(beginText(), setFillingGrayscaleColor(0));
+    for (const line of drawn) {
+      ops.push(
+        setFontAndSize(FONT_RESOURCE, line.size),
+        setTextMatrix(1, 0, 0, 1, line.x, line.y),
+        showText(font.encodeText(line.text)),
+      );
+    }
+    ops.push(endText());
+  }
+  return ops;
+}
+
+/**
+ * Registers in `doc.context` a Form XObject of `stamp.width` x `stamp.height` points that draws
+ * the optional PNG (left, aspect kept), the text lines (already filled, top to bottom, shrunk to
+ * the width, dropped past the height) in embedded DejaVu Sans, and a thin border. The font is a
+ * subsetted Type0/CIDFontType2 with a ToUnicode CMap (§9.7.4, §9.10.3), so any Latin, Greek or
+ * Cyrillic text renders and extracts. Adds no page and leaves the catalog alone.
+ */
+export async function drawStampAppearance(doc: PDFDocument, stamp: StampSpec): Promise<PDFRef> {
+  const width = positive(stamp.width, 'stamp.width');
+  const height = positive(stamp.height, 'stamp.height');
+  if (!Array.isArray(stamp.lines)) throw new InvalidInputError('stamp.lines must be a list');
+  const lines = stamp.lines.map((line, i) => ({
+    text: cleanLine(String(line.text ?? '')),
+    size: positive(line.size, `stamp.lines[${i}].size`),
+  }));
+
+  let image: PDFImage | undefined;
+  if (stamp.image_png_base64 != null) {
+    const png = decodeStampPng(stamp.image_png_base64);
+    try {
+      image = await doc.embedPng(png);
+    } catch (cause) {
+      throw new InvalidInputError('stamp.image_png_base64 is not a readable PNG image', { cause });
+    }
+  }
+
+  doc.registerFontkit(fontkit);
+  const font = await doc.embedFont(dejavu, {
+    subset: true,
+    customName: `${subsetTag(lines.map((l) => l.text))}+DejaVuSans`,
+  });
+  const metrics: StampFontMetrics = {
+    ...dejavuMetrics(),
+    widthOfTextAtSize: (text, size) => font.widthOfTextAtSize(text, size),
+  };
+  const layout = layoutStamp(
+    { width, height, lines, image: image ? { width: image.width, height: image.height } : null },
+    metrics,
+  );
+  // encodeText (inside buildOperators) tells the subset which glyphs to keep, so it runs first.
+  const operators = buildOperators(layout, font);
+  // pdf-lib writes fonts and images only when flushed (normally by save()); our caller never
+  // saves, so the font file, CIDFont, ToUnicode and image streams are written now.
+  await doc.flush();
+
+  const context = doc.context;
+  const fonts = { [FONT_RESOURCE]: font.ref };
+  const resources = image
+    ? { Font: fonts, XObject: { [IMAGE_RESOURCE]: image.ref } }
+    : { Font: fonts };
+  const form = context.formXObject(operators, {
+    BBox: context.obj([0, 0, width, height]),
+    Resources: context.obj(resources),
+  });
+  return context.register(form);
+}
