@@ -5,11 +5,12 @@
  * Test-only: it spawns openssl and writes to a temp dir.
  */
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { constants, createPrivateKey, privateEncrypt, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { p256 } from '@noble/curves/nist.js';
 
 const run = promisify(execFile);
 
@@ -129,4 +130,21 @@ export async function createTestPki(options: TestPkiOptions): Promise<TestPki> {
     caCertPath,
     dir,
   };
+}
+
+// RFC 8017 §9.2 note 1: DER prefix of DigestInfo { sha256, NULL } before the 32-byte hash.
+const SHA256_DIGEST_INFO = Buffer.from('3031300d060960864801650304020105000420', 'hex');
+
+/**
+ * Signs a SHA-256 digest the way a chip does (Chip.signDigest): RSA PKCS#1 v1.5 over DigestInfo,
+ * or ECDSA P-256 raw r‖s (64 bytes, CKM_ECDSA) with @noble/curves.
+ */
+export function signDigest(keyPem: string, algorithm: 'rsa' | 'p256', digest: Uint8Array): Uint8Array {
+  if (algorithm === 'rsa') {
+    const input = Buffer.concat([SHA256_DIGEST_INFO, digest]);
+    return new Uint8Array(privateEncrypt({ key: keyPem, padding: constants.RSA_PKCS1_PADDING }, input));
+  }
+  const jwk = createPrivateKey(keyPem).export({ format: 'jwk' });
+  const d = Buffer.from(jwk.d ?? '', 'base64url');
+  return p256.sign(digest, d, { prehash: false });
 }

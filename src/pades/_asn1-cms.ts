@@ -1,0 +1,85 @@
+/**
+ * Private reader of a CMS SignedData (RFC 5652 §5), shared by the CMS verifier and the RFC 3161
+ * token check. Throws DerError on a structure it cannot read; callers map that to their layer's error.
+ */
+import { children, decodeOid, DerError, expectTag, readDerExact, TAG, type Der } from './_asn1';
+import { OID } from './_asn1-oids';
+
+export interface ParsedSignerInfo {
+  issuer: Uint8Array;
+  serial: Uint8Array;
+  digestAlgorithm: string;
+  /** signedAttrs as encoded, tag [0] (0xA0); null when absent. */
+  signedAttrs: Der | null;
+  signatureAlgorithm: string;
+  signature: Uint8Array;
+  unsignedAttrs: Der | null;
+}
+
+export interface ParsedSignedData {
+  digestAlgorithms: string[];
+  contentType: string;
+  /** eContent octets, or null for a detached signature. */
+  content: Uint8Array | null;
+  certificates: Uint8Array[];
+  signerInfos: ParsedSignerInfo[];
+}
+
+function algorithmOid(node: Der | undefined, what: string): string {
+  const alg = expectTag(node, TAG.SEQUENCE, what);
+  return decodeOid(expectTag(children(alg)[0], TAG.OID, `${what} OID`).content);
+}
+
+function parseSignerInfo(node: Der): ParsedSignerInfo {
+  const f = children(expectTag(node, TAG.SEQUENCE, 'SignerInfo'));
+  expectTag(f[0], TAG.INTEGER, 'SignerInfo.version');
+  // sid: only issuerAndSerialNumber (version 1); subjectKeyIdentifier [0] is not produced by us.
+  const sid = children(expectTag(f[1], TAG.SEQUENCE, 'SignerInfo.sid (issuerAndSerialNumber)'));
+  let i = 3;
+  const signedAttrs = f[i]?.tag === 0xa0 ? f[i++]! : null;
+  const signatureAlgorithm = algorithmOid(f[i++], 'SignerInfo.signatureAlgorithm');
+  const signature = expectTag(f[i++], TAG.OCTET_STRING, 'SignerInfo.signature').content;
+  const unsignedAttrs = f[i]?.tag === 0xa1 ? f[i]! : null;
+  return {
+    issuer: expectTag(sid[0], TAG.SEQUENCE, 'sid.issuer').raw,
+    serial: expectTag(sid[1], TAG.INTEGER, 'sid.serialNumber').content,
+    digestAlgorithm: algorithmOid(f[2], 'SignerInfo.digestAlgorithm'),
+    signedAttrs,
+    signatureAlgorithm,
+    signature,
+    unsignedAttrs,
+  };
+}
+
+export function parseSignedData(der: Uint8Array): ParsedSignedData {
+  const ci = children(expectTag(readDerExact(der), TAG.SEQUENCE, 'ContentInfo'));
+  const type = decodeOid(expectTag(ci[0], TAG.OID, 'ContentInfo.contentType').content);
+  if (type !== OID.signedData) throw new DerError(`ContentInfo holds ${type}, not signedData`);
+  const sd = children(expectTag(children(expectTag(ci[1], 0xa0, 'ContentInfo.content'))[0], TAG.SEQUENCE, 'SignedData'));
+  expectTag(sd[0], TAG.INTEGER, 'SignedData.version');
+  const digestAlgorithms = children(expectTag(sd[1], TAG.SET, 'digestAlgorithms')).map((a) => algorithmOid(a, 'digestAlgorithm'));
+  const encap = children(expectTag(sd[2], TAG.SEQUENCE, 'encapContentInfo'));
+  const contentType = decodeOid(expectTag(encap[0], TAG.OID, 'eContentType').content);
+  let content: Uint8Array | null = null;
+  if (encap[1]) {
+    const inner = children(expectTag(encap[1], 0xa0, 'eContent'))[0];
+    content = expectTag(inner, TAG.OCTET_STRING, 'eContent OCTET STRING').content;
+  }
+  let i = 3;
+  const certificates = sd[i]?.tag === 0xa0 ? children(sd[i++]!).filter((c) => c.tag === TAG.SEQUENCE).map((c) => c.raw) : [];
+  if (sd[i]?.tag === 0xa1) i++; // crls [1]
+  const signerInfos = children(expectTag(sd[i], TAG.SET, 'signerInfos')).map(parseSignerInfo);
+  return { digestAlgorithms, contentType, content, certificates, signerInfos };
+}
+
+/** Attributes (SET OF Attribute, RFC 5652 §5.3) as OID -> the raw encodings of the values. */
+export function readAttributes(attrs: Der): Map<string, Der[]> {
+  const out = new Map<string, Der[]>();
+  for (const attr of children(attrs)) {
+    const [type, values] = children(expectTag(attr, TAG.SEQUENCE, 'Attribute'));
+    const id = decodeOid(expectTag(type, TAG.OID, 'Attribute.attrType').content);
+    if (out.has(id)) throw new DerError(`attribute ${id} appears twice`);
+    out.set(id, children(expectTag(values, TAG.SET, `Attribute ${id} values`)));
+  }
+  return out;
+}
