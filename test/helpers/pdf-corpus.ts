@@ -1,0 +1,84 @@
+/**
+ * The corpus of real-world PDFs the PAdES engine must sign: small files committed under
+ * test/vectors/pdf/ (made by test/vectors/pdf/make/make-corpus.sh; README.md there says how each
+ * was made) plus two big ones generated here at test time, because committing them would bloat
+ * the repository (STYLE: no PDF over 1 MB in git).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+
+export const CORPUS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'vectors', 'pdf');
+
+export interface CorpusPdf {
+  name: string;
+  bytes: Uint8Array;
+  /** Generated at test time and slow to verify: sign it with one algorithm only. */
+  generated: boolean;
+}
+
+/** The committed corpus, sorted by file name. */
+export function listCommittedCorpus(): CorpusPdf[] {
+  return readdirSync(CORPUS_DIR)
+    .filter((f) => f.endsWith('.pdf'))
+    .sort()
+    .map((name) => ({ name, bytes: new Uint8Array(readFileSync(join(CORPUS_DIR, name))), generated: false }));
+}
+
+/** 500 pages written by pdf-lib with a cross-reference table: many objects, a deep page tree. */
+export async function generateManyPages(pages = 500): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  doc.setProducer('pdf-lib (localsign corpus, generated)');
+  doc.setCreationDate(new Date('2026-11-01T09:00:00Z'));
+  doc.setModificationDate(new Date('2026-11-01T09:00:00Z'));
+  for (let i = 1; i <= pages; i++) doc.addPage([595, 842]).drawText(`Page ${i} of ${pages}`, { x: 50, y: 780, size: 14, font });
+  return doc.save({ useObjectStreams: false });
+}
+
+/**
+ * About `megabytes` MB: one page showing an uncompressed RGB image (ISO 32000-1 §8.9.5), written
+ * by hand so that generation is a single buffer fill and the digest covers every byte of it.
+ */
+export function generateLargeImage(megabytes = 20): Uint8Array {
+  const side = Math.ceil(Math.sqrt((megabytes * 1024 * 1024) / 3));
+  const pixels = Buffer.alloc(side * side * 3);
+  for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 7 + (i >> 12)) & 0xff; // not all zeros
+  const parts: Buffer[] = [];
+  const offsets: number[] = [];
+  let pos = 0;
+  const push = (b: Buffer | string): void => {
+    const buf = typeof b === 'string' ? Buffer.from(b, 'latin1') : b;
+    parts.push(buf);
+    pos += buf.length;
+  };
+  const obj = (num: number, body: string): void => {
+    offsets[num] = pos;
+    push(`${num} 0 obj\n${body}\nendobj\n`);
+  };
+  push('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n');
+  obj(1, '<< /Type /Catalog /Pages 2 0 R >>');
+  obj(2, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>');
+  obj(3, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /XObject << /Im1 5 0 R >> >> >>');
+  const content = 'q 495 0 0 495 50 300 cm /Im1 Do Q';
+  obj(4, `<< /Length ${content.length} >>\nstream\n${content}\nendstream`);
+  offsets[5] = pos;
+  push(`5 0 obj\n<< /Type /XObject /Subtype /Image /Width ${side} /Height ${side} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Length ${pixels.length} >>\nstream\n`);
+  push(pixels);
+  push('\nendstream\nendobj\n');
+  const xref = pos;
+  let table = 'xref\n0 6\n0000000000 65535 f\r\n';
+  for (let i = 1; i <= 5; i++) table += `${String(offsets[i]).padStart(10, '0')} 00000 n\r\n`;
+  push(`${table}trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
+  return new Uint8Array(Buffer.concat(parts));
+}
+
+/** Every corpus PDF: the committed files, then the 500-page and the 20 MB generated ones. */
+export async function listCorpus(): Promise<CorpusPdf[]> {
+  return [
+    ...listCommittedCorpus(),
+    { name: 'generated-500-pages.pdf', bytes: await generateManyPages(), generated: true },
+    { name: 'generated-20mb-image.pdf', bytes: generateLargeImage(), generated: true },
+  ];
+}
