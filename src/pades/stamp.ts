@@ -81,13 +81,18 @@ function positive(value: unknown, field: string): number {
   return value;
 }
 
+/** Thousandths of a point are far below any device's resolution and keep the stream readable. */
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
 function buildOperators(layout: StampLayout, font: PDFFont): PDFOperator[] {
   const { border } = layout;
   const ops: PDFOperator[] = [
     pushGraphicsState(),
     setStrokingGrayscaleColor(BORDER_GREY),
     setLineWidth(border.lineWidth),
-    rectangle(border.x, border.y, border.width, border.height),
+    rectangle(round(border.x), round(border.y), round(border.width), round(border.height)),
     stroke(),
     popGraphicsState(),
   ];
@@ -96,7 +101,7 @@ function buildOperators(layout: StampLayout, font: PDFFont): PDFOperator[] {
     const { x, y, width, height } = layout.image;
     ops.push(
       pushGraphicsState(),
-      concatTransformationMatrix(width, 0, 0, height, x, y),
+      concatTransformationMatrix(round(width), 0, 0, round(height), round(x), round(y)),
       drawObject(IMAGE_RESOURCE),
       popGraphicsState(),
     );
@@ -107,7 +112,7 @@ function buildOperators(layout: StampLayout, font: PDFFont): PDFOperator[] {
     for (const line of drawn) {
       ops.push(
         setFontAndSize(FONT_RESOURCE, line.size),
-        setTextMatrix(1, 0, 0, 1, line.x, line.y),
+        setTextMatrix(1, 0, 0, 1, round(line.x), round(line.y)),
         showText(font.encodeText(line.text)),
       );
     }

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   PDFDocument,
+  PDFName,
+  PDFString,
   concatTransformationMatrix,
   drawObject,
   popGraphicsState,
@@ -117,6 +119,39 @@ describe('stamp rendered by pdftoppm', () => {
     const extracted = pdftotext(pdf);
     expect(extracted).toContain(UNICODE_LINE);
     expect(extracted).toContain('Signed by Jürgen Groß');
+    // One font: a CID TrueType, Identity-H, embedded, subset, with ToUnicode (emb sub uni).
+    const fonts = execFileSync('/usr/bin/pdffonts', [pdf]).toString('utf8').trim().split('\n').slice(2);
+    expect(fonts).toHaveLength(1);
+    expect(fonts[0]).toMatch(/^[A-Z]{6}\+DejaVuSans\s+CID TrueType\s+Identity-H\s+yes yes yes\s/);
+  });
+
+  it('renders as the appearance (/AP /N) of a signature widget, as the writer will use it', async () => {
+    const box = { x: 50, y: 50, width: 150, height: 40 };
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([PAGE_W, PAGE_H]);
+    const ap = await drawStampAppearance(doc, { page: 'first', ...box, lines: [{ text: UNICODE_LINE, size: 9 }] });
+    // ISO 32000-1 §12.7.4.5: a signature field merged with its widget; Print flag (F 4) set.
+    const widget = doc.context.register(
+      doc.context.obj({
+        Type: 'Annot',
+        Subtype: 'Widget',
+        FT: 'Sig',
+        T: PDFString.of('Signature1'),
+        F: 4,
+        Rect: [box.x, box.y, box.x + box.width, box.y + box.height],
+        P: page.ref,
+        AP: { N: ap },
+      }),
+    );
+    page.node.set(PDFName.of('Annots'), doc.context.obj([widget]));
+    doc.catalog.set(PDFName.of('AcroForm'), doc.context.obj({ Fields: [widget], SigFlags: 3 }));
+    const pdf = join(work, 'widget.pdf');
+    writeFileSync(pdf, await doc.save());
+    execFileSync('/usr/bin/pdftoppm', ['-r', '72', '-singlefile', pdf, join(work, 'widget')]);
+    const raster = parsePpm(readFileSync(join(work, 'widget.ppm')));
+    expect(count(raster, box, (rgb) => !isWhite(rgb)).outside).toBe(0);
+    expect(count(raster, box, isDark).inside).toBeGreaterThan(200);
+    expect(pdftotext(pdf)).toContain(UNICODE_LINE);
   });
 
   it('shrinks a too-long line to the width and drops lines past the height', async () => {
