@@ -118,3 +118,12 @@ export function patchText(pdf: Uint8Array, from: string, to: string): Uint8Array
 }
 
 export const latin1Text = (pdf: Uint8Array): string => Buffer.from(pdf).toString('latin1');
+
+/** Counts pdfsig's per-signature verdicts. */
+export function pdfsigSummary(output: string): { valid: number; total: number; totalDocumentSigned: number } {
+  return {
+    valid: (output.match(/Signature Validation: Signature is Valid\./g) ?? []).length,
+    total: (output.match(/^Signature #\d+:/gm) ?? []).length,
+    totalDocumentSigned: (output.match(/Total document signed/g) ?? []).length,
+  };
+}

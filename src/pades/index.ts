@@ -1,0 +1,4 @@
+/** Public face of the PAdES engine (CONTRACT "Result semantics", PAdES). */
+export { checkPdf, type PdfInfo } from './pdf-check';
+export { preparePades } from './prepare';
+export { finishPades } from './finish';

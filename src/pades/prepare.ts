@@ -1,0 +1,91 @@
+/**
+ * First half of the interrupted signing flow (pyHanko's pdf_signer model): build the incremental
+ * update with the signature field and placeholders, patch /ByteRange, digest the two pieces and
+ * hand out the DER signed attributes and their SHA-256 for the chip or the platform to sign.
+ * Pure: the signing time comes in, nothing is read from a clock, disk or network.
+ */
+import { createHash } from 'node:crypto';
+import { PDFDocument, PDFRef } from 'pdf-lib';
+import { InvalidInputError, SigningError } from '../errors/errors';
+import { PdfReader } from './_pdf-reader';
+import { byteRangeFor, digestByteRange, locateSignatureSlots, patchByteRange } from './byterange';
+import { algorithmOfCertificate, buildSignedAttributes, estimateCmsSize } from './cms';
+import { writeIncrementalUpdate, type UpdateObject } from './incremental-writer';
+import { inspectPdf } from './pdf-check';
+import { addSignatureField, buildSignatureDictionary, findPage } from './signature-field';
+import { drawStampAppearance } from './stamp';
+import type { PadesPrepareInput, PreparedPades, StampSpec } from './types';
+
+function stampRect(stamp: StampSpec): [number, number, number, number] {
+  for (const key of ['x', 'y', 'width', 'height'] as const) {
+    if (typeof stamp[key] !== 'number' || !Number.isFinite(stamp[key])) {
+      throw new InvalidInputError(`stamp.${key} must be a finite number`);
+    }
+  }
+  return [stamp.x, stamp.y, stamp.x + stamp.width, stamp.y + stamp.height];
+}
+
+export async function preparePades(input: PadesPrepareInput): Promise<PreparedPades> {
+  const chain = input.certificateChain;
+  const signer = chain[0];
+  if (!signer) throw new SigningError('certificateChain is empty: the signer certificate must come first');
+  const algorithm = algorithmOfCertificate(signer);
+  const reader = new PdfReader(input.pdf);
+  const info = inspectPdf(reader);
+
+  // New objects are allocated in a scratch document's context, numbered from the input's /Size,
+  // so the stamp module can register its font, image and form there (it never saves anything).
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const context = doc.context;
+  context.largestObjectNumber = Math.max(context.largestObjectNumber, reader.xref.size - 1);
+  const firstNew = context.largestObjectNumber + 1;
+
+  const page = findPage(reader, info.catalog, input.stamp?.page ?? 'first');
+  let rect: [number, number, number, number] = [0, 0, 0, 0];
+  let appearanceRef: PDFRef;
+  if (input.stamp) {
+    rect = stampRect(input.stamp);
+    appearanceRef = await drawStampAppearance(doc, input.stamp);
+  } else {
+    // An invisible signature still gets an appearance: an empty form with BBox [0 0 0 0]
+    // (PDF/A and PAdES validators expect /AP /N on every widget, ISO 32000-1 §12.5.5).
+    appearanceRef = context.register(context.formXObject([]));
+  }
+
+  const contentsHexLength = 2 * estimateCmsSize(chain, algorithm, input.reserveTimestamp === true);
+  const signatureRef = context.register(
+    buildSignatureDictionary(context, {
+      signingTime: input.signingTime,
+      reason: input.reason,
+      location: input.location,
+      signerName: input.signerName,
+      contentsHexLength,
+    }),
+  );
+  const { rewrites } = addSignatureField({
+    reader, context, catalogRef: info.catalogRef, catalog: info.catalog, page, rect, appearanceRef, signatureRef,
+  });
+  const created: UpdateObject[] = context
+    .enumerateIndirectObjects()
+    .filter(([ref]) => ref.objectNumber >= firstNew)
+    .map(([ref, object]) => ({ ref, object }));
+  const update = writeIncrementalUpdate(input.pdf, reader.xref, [...rewrites, ...created]);
+
+  const pdf = update.bytes;
+  const sigOffset = update.offsets.get(signatureRef.objectNumber)!;
+  const slots = locateSignatureSlots(pdf, sigOffset, Math.min(pdf.length, sigOffset + contentsHexLength + 4096));
+  const byteRange = byteRangeFor(slots, pdf.length);
+  patchByteRange(pdf, slots.byteRangeOffset, byteRange);
+  const documentDigest = digestByteRange(pdf, byteRange);
+  const signedAttributes = buildSignedAttributes({ documentDigest, signerCertificate: signer });
+  return {
+    pdf,
+    contentsOffset: slots.contentsOffset,
+    contentsHexLength: slots.contentsHexLength,
+    byteRange,
+    signedAttributes,
+    digest: new Uint8Array(createHash('sha256').update(signedAttributes).digest()),
+    algorithm,
+    certificateChain: chain,
+  };
+}

@@ -1,0 +1,204 @@
+/**
+ * The signature field and its dictionaries (ISO 32000-1 §12.7.4.5 signature fields, §12.5.6.19
+ * widgets, §12.8.1 Table 252 signature dictionary, ETSI EN 319 142-1 §5.1/§6.3 for PAdES):
+ * one widget merged with its field, linked from the page's /Annots and the AcroForm's /Fields,
+ * with /SigFlags 3 (§12.7.2 Table 219: SignaturesExist | AppendOnly).
+ */
+import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString } from 'pdf-lib';
+import { PdfInputError } from '../errors/errors';
+import type { PdfReader } from './_pdf-reader';
+import { byteRangePlaceholder, contentsPlaceholder } from './byterange';
+import { forEachField } from './pdf-check';
+import type { UpdateObject } from './incremental-writer';
+
+/** Characters PDFDocEncoding (Annex D.2) shares with Latin-1: printable ASCII, tab/LF/CR, 0xA1-0xFF but 0xAD. */
+function isPdfDocEncodable(text: string): boolean {
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    const ok = c === 0x09 || c === 0x0a || c === 0x0d || (c >= 0x20 && c <= 0x7e) || (c >= 0xa1 && c <= 0xff && c !== 0xad);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/** §7.9.2.2 text string: PDFDocEncoding when every character has a code there, else UTF-16BE with BOM. */
+export function pdfTextString(text: string): PDFString | PDFHexString {
+  if (!isPdfDocEncodable(text)) return PDFHexString.fromText(text);
+  let escaped = '';
+  for (const ch of text) {
+    const c = ch.charCodeAt(0);
+    if (ch === '(' || ch === ')' || ch === '\\') escaped += `\\${ch}`;
+    else if (c === 0x0a) escaped += '\\n';
+    else if (c === 0x0d) escaped += '\\r';
+    else if (c > 0x7e) escaped += `\\${c.toString(8).padStart(3, '0')}`;
+    else escaped += ch;
+  }
+  return PDFString.of(escaped);
+}
+
+/** §7.9.4 date, always in UTC: D:YYYYMMDDHHmmSS+00'00'. */
+export function pdfDate(date: Date): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `D:${p(date.getUTCFullYear(), 4)}${p(date.getUTCMonth() + 1)}${p(date.getUTCDate())}${p(date.getUTCHours())}${p(date.getUTCMinutes())}${p(date.getUTCSeconds())}+00'00'`;
+}
+
+export interface SignatureDictionaryOptions {
+  signingTime: Date;
+  reason?: string | null;
+  location?: string | null;
+  signerName?: string | null;
+  contentsHexLength: number;
+}
+
+/** Table 252 with PAdES values; /ByteRange and /Contents are fixed-width placeholders. */
+export function buildSignatureDictionary(context: PDFContext, o: SignatureDictionaryOptions): PDFDict {
+  const dict = context.obj({
+    Type: 'Sig',
+    Filter: 'Adobe.PPKLite',
+    SubFilter: 'ETSI.CAdES.detached',
+  }) as PDFDict;
+  dict.set(PDFName.of('ByteRange'), byteRangePlaceholder());
+  dict.set(PDFName.of('Contents'), contentsPlaceholder(o.contentsHexLength));
+  dict.set(PDFName.of('M'), PDFString.of(pdfDate(o.signingTime)));
+  if (o.reason != null) dict.set(PDFName.of('Reason'), pdfTextString(o.reason));
+  if (o.location != null) dict.set(PDFName.of('Location'), pdfTextString(o.location));
+  if (o.signerName != null) dict.set(PDFName.of('Name'), pdfTextString(o.signerName));
+  return dict;
+}
+
+export interface PageRef {
+  ref: PDFRef;
+  dict: PDFDict;
+  index: number;
+}
+
+/** Walks the page tree (§7.7.3.2) using /Count to skip subtrees, so only one branch is loaded. */
+export function findPage(reader: PdfReader, catalog: PDFDict, which: 'first' | 'last' | number): PageRef {
+  const root = reader.getDict(catalog, 'Pages');
+  const total = root ? reader.getNumber(root, 'Count') ?? 0 : 0;
+  let target: number;
+  if (which === 'first') target = 0;
+  else if (which === 'last') target = total - 1;
+  else if (Number.isInteger(which) && which >= 1) target = which - 1;
+  else throw new PdfInputError(`stamp page must be "first", "last" or a page number from 1, got ${String(which)}`);
+  if (target >= total || target < 0) {
+    throw new PdfInputError(`stamp page ${String(which)} is beyond the page count (${total})`);
+  }
+  let node = root!;
+  let skip = target;
+  for (let depth = 0; depth < 64; depth++) {
+    const kids = reader.getArray(node, 'Kids');
+    let descended = false;
+    for (const kid of kids?.asArray() ?? []) {
+      const dict = reader.resolve(kid);
+      if (!(dict instanceof PDFDict) || !(kid instanceof PDFRef)) continue;
+      const isLeaf = reader.get(dict, 'Type') !== PDFName.of('Pages') && !dict.has(PDFName.of('Kids'));
+      const count = isLeaf ? 1 : reader.getNumber(dict, 'Count') ?? 0;
+      if (skip >= count) {
+        skip -= count;
+        continue;
+      }
+      if (isLeaf) return { ref: kid, dict, index: target };
+      node = dict;
+      descended = true;
+      break;
+    }
+    if (!descended) break;
+  }
+  throw new PdfInputError(`page ${target + 1} cannot be found in the page tree`);
+}
+
+/** `Signature1`, `Signature2`, … : the first not already a top-level field name (§12.7.3.2). */
+export function uniqueFieldName(reader: PdfReader, fields: PDFArray | undefined): string {
+  const taken = new Set<string>();
+  for (const item of fields?.asArray() ?? []) {
+    const field = reader.resolve(item);
+    const t = field instanceof PDFDict ? reader.get(field, 'T') : undefined;
+    if (t instanceof PDFString || t instanceof PDFHexString) taken.add(t.decodeText());
+  }
+  let n = 1;
+  while (taken.has(`Signature${n}`)) n++;
+  return `Signature${n}`;
+}
+
+export interface SignatureFieldInput {
+  reader: PdfReader;
+  context: PDFContext;
+  catalogRef: PDFRef;
+  catalog: PDFDict;
+  page: PageRef;
+  rect: [number, number, number, number];
+  appearanceRef: PDFRef;
+  signatureRef: PDFRef;
+}
+
+/** Adds the widget-field; returns it plus whole rewrites of every existing object it changed. */
+export function addSignatureField(o: SignatureFieldInput): { fieldRef: PDFRef; fieldName: string; rewrites: UpdateObject[] } {
+  const { reader, context, catalog } = o;
+  const rewrites: UpdateObject[] = [];
+  const rewrite = (ref: PDFRef, object: PDFDict | PDFArray) => {
+    if (!rewrites.some((r) => r.ref === ref)) rewrites.push({ ref: PDFRef.of(ref.objectNumber, reader.generationOf(ref.objectNumber)), object });
+  };
+  const acroFormEntry = catalog.get(PDFName.of('AcroForm'));
+  let acroForm = reader.resolve(acroFormEntry);
+  if (!(acroForm instanceof PDFDict)) acroForm = undefined;
+  const fieldsEntry = acroForm?.get(PDFName.of('Fields'));
+  const fieldsResolved = reader.resolve(fieldsEntry);
+  const fields = fieldsResolved instanceof PDFArray ? fieldsResolved : undefined;
+  const fieldName = uniqueFieldName(reader, fields);
+
+  const field = context.obj({
+    Type: 'Annot',
+    Subtype: 'Widget',
+    FT: 'Sig',
+    F: 4, // §12.5.3 Table 165: Print
+    Rect: o.rect,
+    P: o.page.ref,
+    V: o.signatureRef,
+    AP: { N: o.appearanceRef },
+  }) as PDFDict;
+  field.set(PDFName.of('T'), pdfTextString(fieldName));
+  const fieldRef = context.register(field);
+
+  // AcroForm: indirect (rewrite it), inline in the catalog (rewrite the catalog) or new.
+  if (acroForm) {
+    if (fields && fieldsEntry instanceof PDFRef) {
+      fields.push(fieldRef);
+      rewrite(fieldsEntry, fields);
+    } else if (fields) {
+      fields.push(fieldRef);
+    } else {
+      acroForm.set(PDFName.of('Fields'), context.obj([fieldRef]));
+    }
+    acroForm.set(PDFName.of('SigFlags'), PDFNumber.of(3));
+    if (acroFormEntry instanceof PDFRef) rewrite(acroFormEntry, acroForm);
+    else rewrite(o.catalogRef, catalog);
+  } else {
+    const created = context.obj({ Fields: [fieldRef], SigFlags: 3 }) as PDFDict;
+    catalog.set(PDFName.of('AcroForm'), context.register(created));
+    rewrite(o.catalogRef, catalog);
+  }
+
+  // Page /Annots: an indirect array is rewritten itself, otherwise the page is.
+  const annotsEntry = o.page.dict.get(PDFName.of('Annots'));
+  const annots = reader.resolve(annotsEntry);
+  if (annots instanceof PDFArray && annotsEntry instanceof PDFRef) {
+    annots.push(fieldRef);
+    rewrite(annotsEntry, annots);
+  } else {
+    if (annots instanceof PDFArray) annots.push(fieldRef);
+    else o.page.dict.set(PDFName.of('Annots'), context.obj([fieldRef]));
+    rewrite(o.page.ref, o.page.dict);
+  }
+  return { fieldRef, fieldName, rewrites };
+}
+
+/** Used by checks that count or list signature fields. */
+export function signatureFields(reader: PdfReader, catalog: PDFDict): PDFDict[] {
+  const acroForm = reader.getDict(catalog, 'AcroForm');
+  const out: PDFDict[] = [];
+  forEachField(reader, acroForm && reader.getArray(acroForm, 'Fields'), (field, type) => {
+    if (type === PDFName.of('Sig')) out.push(field);
+  });
+  return out;
+}
