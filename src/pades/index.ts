@@ -2,3 +2,5 @@
 export { checkPdf, type PdfInfo } from './pdf-check';
 export { preparePades } from './prepare';
 export { finishPades } from './finish';
+export { verifyPades, verifyPrepared, type VerifiedSignature } from './verify';
+export type { XrefKind } from './xref';
