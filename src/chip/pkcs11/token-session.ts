@@ -1,0 +1,253 @@
+/**
+ * One logged-in session on one token, found by its label. Calls on a session must not
+ * interleave (v2.40 §5.6: one active operation per session), which the chip's queue guarantees.
+ */
+import { ChipError } from '../../errors/errors';
+import type { Pkcs11Api } from './bindings';
+import { CKF_SERIAL_SESSION, CKU_USER, TOKEN_LABEL_LENGTH } from './constants';
+import type { Pkcs11Module } from './module-registry';
+import type { NativeArena } from './native-memory';
+import { CKR_BUFFER_TOO_SMALL, CKR_USER_ALREADY_LOGGED_IN, check } from './return-codes';
+
+export type TemplateValue = { type: number } & ({ ulong: number } | { bool: boolean } | { bytes: Uint8Array });
+
+// C_GetAttributeValue reports these per attribute and still fills the others (v2.40 §5.7).
+const CKR_ATTRIBUTE_SENSITIVE = 0x11;
+const CKR_ATTRIBUTE_TYPE_INVALID = 0x12;
+// Generous for CK_TOKEN_INFO (208 bytes on Linux x64) so no ABI detail can overrun it.
+const TOKEN_INFO_SIZE = 1024;
+const FIND_BATCH = 64;
+const TOKEN_FLAGS_OFFSET = 96;
+const CKF_TOKEN_INITIALIZED = 0x400n;
+
+/** The wanted token is not in any slot (never plugged in, pulled out, or a wrong label). */
+export class TokenNotPresentError extends ChipError {}
+
+export interface TokenRef {
+  slot: bigint;
+  label: string;
+}
+
+async function listSlots(api: Pkcs11Api): Promise<bigint[]> {
+  const arena = api.arena();
+  try {
+    for (;;) {
+      const count = arena.ulong(0);
+      check('C_GetSlotList', await api.call('C_GetSlotList', 1, null, count));
+      const n = Number(arena.readUlong(count));
+      if (n === 0) return [];
+      const ulongSize = api.koffi.sizeof('unsigned long');
+      const list = arena.alloc(n * ulongSize);
+      const rv = await api.call('C_GetSlotList', 1, list, count);
+      if (rv === CKR_BUFFER_TOO_SMALL) continue; // a token arrived between the two calls
+      check('C_GetSlotList', rv);
+      const found = Number(arena.readUlong(count));
+      return Array.from({ length: found }, (_, i) => arena.readUlong(list, i * ulongSize));
+    }
+  } finally {
+    arena.free();
+  }
+}
+
+/** The token's label, or null when the slot holds no usable (initialised) token. */
+async function readTokenLabel(api: Pkcs11Api, slot: bigint): Promise<string | null> {
+  const arena = api.arena();
+  try {
+    const info = arena.alloc(TOKEN_INFO_SIZE);
+    const rv = await api.call('C_GetTokenInfo', slot, info);
+    if (rv !== 0) return null; // token pulled between C_GetSlotList and here: not present
+    // CK_TOKEN_INFO: label[32], manufacturerID[32], model[16], serialNumber[16], then flags
+    // (v2.40 §3.2); the char arrays need no padding, so flags sits at offset 96 on every ABI.
+    // A slot with an uninitialised token (SoftHSM2 always shows one free slot) holds no keys.
+    if ((arena.readUlong(info, TOKEN_FLAGS_OFFSET) & CKF_TOKEN_INITIALIZED) === 0n) return null;
+    // The label is 32 UTF-8 bytes, blank padded, not NUL-terminated.
+    const raw = Buffer.from(arena.read(info, TOKEN_LABEL_LENGTH));
+    return raw.toString('utf8').replace(/[\s\0]+$/u, '');
+  } finally {
+    arena.free();
+  }
+}
+
+/**
+ * Finds the token by label; slot ids change between plug-ins, labels do not. Without a label,
+ * exactly one token must be present.
+ */
+export async function findToken(api: Pkcs11Api, tokenLabel: string | undefined): Promise<TokenRef> {
+  const tokens: TokenRef[] = [];
+  for (const slot of await listSlots(api)) {
+    const label = await readTokenLabel(api, slot);
+    if (label !== null) tokens.push({ slot, label });
+  }
+  const labels = tokens.length === 0 ? 'none' : tokens.map((t) => `'${t.label}'`).join(', ');
+  if (tokenLabel !== undefined) {
+    const match = tokens.find((t) => t.label === tokenLabel);
+    if (match) return match;
+    throw new TokenNotPresentError(`token '${tokenLabel}' not present (not found in ${api.modulePath}; tokens present: ${labels})`);
+  }
+  if (tokens.length === 1 && tokens[0]) return tokens[0];
+  if (tokens.length === 0) throw new TokenNotPresentError(`no token present in ${api.modulePath}`);
+  throw new ChipError(`several tokens present in ${api.modulePath} (${labels}); choose one by its label`);
+}
+
+export class TokenSession {
+  readonly label: string;
+  readonly #api: Pkcs11Api;
+  readonly #handle: bigint;
+
+  private constructor(api: Pkcs11Api, label: string, handle: bigint) {
+    this.#api = api;
+    this.label = label;
+    this.#handle = handle;
+  }
+
+  /** Finds the token, opens a serial read-only session and logs the user in. */
+  static async open(module: Pkcs11Module, tokenLabel: string | undefined, pin: () => string): Promise<TokenSession> {
+    const api = module.api;
+    const token = await findToken(api, tokenLabel);
+    const arena = api.arena();
+    let handle: bigint;
+    try {
+      const out = arena.ulong(0);
+      check('C_OpenSession', await api.call('C_OpenSession', token.slot, CKF_SERIAL_SESSION, null, null, out), token.label);
+      handle = arena.readUlong(out);
+    } finally {
+      arena.free();
+    }
+    const session = new TokenSession(api, token.label, handle);
+    try {
+      await session.#login(pin);
+    } catch (error) {
+      await api.call('C_CloseSession', handle).catch(() => undefined);
+      throw error;
+    }
+    return session;
+  }
+
+  async #login(pin: () => string): Promise<void> {
+    const arena = this.#api.arena();
+    try {
+      // The PIN lives only in this native block, wiped by arena.free(); it is never put in a
+      // message (Pkcs11CallError names the code, not the arguments).
+      const bytes = Buffer.from(pin(), 'utf8');
+      const pinPointer = arena.bytes(bytes);
+      const length = bytes.length;
+      bytes.fill(0);
+      const rv = await this.#api.call('C_Login', this.#handle, CKU_USER, pinPointer, length);
+      // Login state is per application and token (v2.40 §5.6): a reconnect may find it kept.
+      check('C_Login', rv, this.label, [CKR_USER_ALREADY_LOGGED_IN]);
+    } finally {
+      arena.free();
+    }
+  }
+
+  async findObjects(template: TemplateValue[]): Promise<bigint[]> {
+    const api = this.#api;
+    const arena = api.arena();
+    try {
+      const tmpl = this.#encodeTemplate(arena, template);
+      check('C_FindObjectsInit', await api.call('C_FindObjectsInit', this.#handle, tmpl, template.length), this.label);
+      const handles: bigint[] = [];
+      const ulongSize = api.koffi.sizeof('unsigned long');
+      const batch = arena.alloc(FIND_BATCH * ulongSize);
+      const count = arena.ulong(0);
+      try {
+        for (;;) {
+          check('C_FindObjects', await api.call('C_FindObjects', this.#handle, batch, FIND_BATCH, count), this.label);
+          const n = Number(arena.readUlong(count));
+          for (let i = 0; i < n; i += 1) handles.push(arena.readUlong(batch, i * ulongSize));
+          if (n < FIND_BATCH) break;
+        }
+      } finally {
+        await api.call('C_FindObjectsFinal', this.#handle);
+      }
+      return handles;
+    } finally {
+      arena.free();
+    }
+  }
+
+  /** Reads attributes with the two-call pattern; an attribute the object lacks maps to null. */
+  async getAttributes(object: bigint, types: number[]): Promise<Map<number, Uint8Array | null>> {
+    const api = this.#api;
+    const arena = api.arena();
+    const accept = [CKR_ATTRIBUTE_SENSITIVE, CKR_ATTRIBUTE_TYPE_INVALID];
+    try {
+      const size = api.koffi.sizeof(api.types.attribute);
+      const tmpl = arena.alloc(size * types.length);
+      types.forEach((type, i) => arena.encode(tmpl, i * size, api.types.attribute, { type, pValue: null, ulValueLen: 0 }));
+      check('C_GetAttributeValue', await api.call('C_GetAttributeValue', this.#handle, object, tmpl, types.length), this.label, accept);
+      const lengths = types.map((_, i) => arena.readUlong(tmpl, i * size + api.koffi.offsetof(api.types.attribute, 'ulValueLen')));
+      const buffers = lengths.map((length) => (length === api.unavailable ? null : arena.alloc(Number(length))));
+      types.forEach((type, i) => {
+        const pValue = buffers[i] ?? null;
+        arena.encode(tmpl, i * size, api.types.attribute, { type, pValue, ulValueLen: pValue === null ? 0 : lengths[i] });
+      });
+      check('C_GetAttributeValue', await api.call('C_GetAttributeValue', this.#handle, object, tmpl, types.length), this.label, accept);
+      const result = new Map<number, Uint8Array | null>();
+      types.forEach((type, i) => {
+        const pointer = buffers[i];
+        const length = arena.readUlong(tmpl, i * size + api.koffi.offsetof(api.types.attribute, 'ulValueLen'));
+        result.set(type, pointer === undefined || pointer === null || length === api.unavailable ? null : arena.read(pointer, Number(length)));
+      });
+      return result;
+    } finally {
+      arena.free();
+    }
+  }
+
+  /** C_SignInit + C_Sign with a parameterless mechanism; one C_Sign call, grown once if too small. */
+  async sign(key: bigint, mechanism: number, data: Uint8Array): Promise<Uint8Array> {
+    const api = this.#api;
+    const arena = api.arena();
+    try {
+      const mech = arena.alloc(api.koffi.sizeof(api.types.mechanism));
+      arena.encode(mech, 0, api.types.mechanism, { mechanism, pParameter: null, ulParameterLen: 0 });
+      check('C_SignInit', await api.call('C_SignInit', this.#handle, mech, key), this.label);
+      const input = arena.bytes(data);
+      let capacity = 1024; // an 8192-bit RSA signature
+      for (;;) {
+        const out = arena.alloc(capacity);
+        const length = arena.ulong(capacity);
+        const rv = await api.call('C_Sign', this.#handle, input, data.length, out, length);
+        const produced = Number(arena.readUlong(length));
+        // CKR_BUFFER_TOO_SMALL keeps the operation active and reports the size (v2.40 §5.2).
+        if (rv === CKR_BUFFER_TOO_SMALL && produced > capacity) {
+          capacity = produced;
+          continue;
+        }
+        check('C_Sign', rv, this.label);
+        return arena.read(out, produced);
+      }
+    } finally {
+      arena.free();
+    }
+  }
+
+  /** Logs out and closes; errors are ignored since the session may already be gone. */
+  async close(): Promise<void> {
+    await this.#api.call('C_Logout', this.#handle).catch(() => undefined);
+    await this.#api.call('C_CloseSession', this.#handle).catch(() => undefined);
+  }
+
+  #encodeTemplate(arena: NativeArena, template: TemplateValue[]): bigint {
+    const api = this.#api;
+    const size = api.koffi.sizeof(api.types.attribute);
+    const tmpl = arena.alloc(size * Math.max(template.length, 1));
+    template.forEach((attribute, i) => {
+      let pValue: bigint;
+      let ulValueLen: number;
+      if ('ulong' in attribute) {
+        pValue = arena.ulong(attribute.ulong);
+        ulValueLen = api.koffi.sizeof('unsigned long');
+      } else if ('bool' in attribute) {
+        pValue = arena.bytes(Uint8Array.of(attribute.bool ? 1 : 0)); // CK_BBOOL is one byte
+        ulValueLen = 1;
+      } else {
+        pValue = arena.bytes(attribute.bytes);
+        ulValueLen = attribute.bytes.length;
+      }
+      arena.encode(tmpl, i * size, api.types.attribute, { type: attribute.type, pValue, ulValueLen });
+    });
+    return tmpl;
+  }
+}
