@@ -4,10 +4,15 @@
  * was made) plus two big ones generated here at test time, because committing them would bloat
  * the repository (STYLE: no PDF over 1 MB in git).
  */
+import { constants, createPrivateKey, privateEncrypt } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { p256 } from '@noble/curves/nist.js';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { checkPdf, finishPades, preparePades } from '../../src/pades';
+import { ecdsaRawToDer } from '../../src/pades/cms';
+import type { PreparedPades } from '../../src/pades/types';
 
 export const CORPUS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'vectors', 'pdf');
 
@@ -81,4 +86,38 @@ export async function listCorpus(): Promise<CorpusPdf[]> {
     { name: 'generated-500-pages.pdf', bytes: await generateManyPages(), generated: true },
     { name: 'generated-20mb-image.pdf', bytes: generateLargeImage(), generated: true },
   ];
+}
+
+// RFC 8017 §9.2 note 1: DER prefix of DigestInfo { sha256, NULL } before the 32-byte hash.
+const SHA256_DIGEST_INFO = Buffer.from('3031300d060960864801650304020105000420', 'hex');
+
+/** The fixed inputs every corpus signature uses, so outputs are comparable between runs. */
+export const CORPUS_SIGNING = {
+  signingTime: new Date('2026-11-22T10:00:00Z'),
+  reason: 'Corpus',
+  location: 'Test',
+  signerName: 'Tester',
+} as const;
+
+/**
+ * Signs `pdf` with the engine the way the service does (checkPdf, preparePades, a chip-style
+ * signature over prepared.digest, finishPades) and returns the output with what was prepared.
+ */
+export async function signWithEngine(
+  pdf: Uint8Array,
+  key: { chain: Uint8Array[]; signerKeyPem: string; algorithm: 'rsa' | 'p256' },
+): Promise<{ output: Uint8Array; prepared: PreparedPades }> {
+  checkPdf(pdf);
+  const prepared = await preparePades({ pdf, certificateChain: key.chain, ...CORPUS_SIGNING });
+  let signature: Uint8Array;
+  if (key.algorithm === 'rsa') {
+    // A chip's CKM_RSA_PKCS: PKCS#1 v1.5 padding over DigestInfo(SHA-256) ‖ digest.
+    const input = Buffer.concat([SHA256_DIGEST_INFO, prepared.digest]);
+    signature = new Uint8Array(privateEncrypt({ key: key.signerKeyPem, padding: constants.RSA_PKCS1_PADDING }, input));
+  } else {
+    // A chip's CKM_ECDSA: raw r‖s over the digest as given (no second hash), then DER for CMS.
+    const d = Buffer.from(createPrivateKey(key.signerKeyPem).export({ format: 'jwk' }).d ?? '', 'base64url');
+    signature = ecdsaRawToDer(p256.sign(prepared.digest, d, { prehash: false }));
+  }
+  return { output: finishPades(prepared, signature), prepared };
 }

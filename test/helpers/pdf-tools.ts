@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { byteRangeOf, findSignatureDictionaries } from '../../src/pades/lint';
+import { byteRangeOf, findSignatureDictionaries, lintPadesBaselineB, type PadesLintResult } from '../../src/pades/lint';
 
 const INSTALL_HINT: Record<string, string> = {
   pdfsig: 'poppler-utils',
@@ -40,6 +40,8 @@ export interface PdfsigSignature {
   /** "Signature #n" as pdfsig numbers them (1-based, document order). */
   number: number;
   name: string | null;
+  /** False for an empty signature field ("The signature form field is not signed."). */
+  signed: boolean;
   signerCommonName: string | null;
   /** The text after "Signature Validation:", e.g. "Signature is Valid." */
   validation: string;
@@ -78,6 +80,7 @@ export async function runPdfsig(file: string, options: { checkCertificate?: bool
     return {
       number: Number(/^(\d+):/.exec(block)?.[1]),
       name: field('Signature Field Name'),
+      signed: !block.includes('The signature form field is not signed.'),
       signerCommonName: field('Signer Certificate Common Name'),
       validation,
       signatureValid: validation === 'Signature is Valid.',
@@ -191,4 +194,26 @@ export async function opensslCmsVerify(cmsDer: Uint8Array, content: Uint8Array, 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+export interface SignedPdfReport {
+  /** pdfsig's signed signatures only (empty fields dropped), in document order. */
+  pdfsig: PdfsigSignature[];
+  qpdf: { ok: boolean; raw: string };
+  /** mutool's signed fields only, in its order. */
+  mutool: MutoolSignature[];
+  lint: PadesLintResult;
+  raw: { pdfsig: string; mutool: string };
+}
+
+/** Every independent opinion on a signed file: pdfsig, qpdf --check, mutool sign -v and our lint. */
+export async function inspectSignedPdf(file: string, bytes: Uint8Array): Promise<SignedPdfReport> {
+  const [pdfsig, qpdf, mutool] = await Promise.all([runPdfsig(file), qpdfCheck(file), mutoolVerify(file)]);
+  return {
+    pdfsig: pdfsig.signatures.filter((s) => s.signed),
+    qpdf,
+    mutool: mutool.signatures.filter((s) => s.digest !== 'not-signed'),
+    lint: lintPadesBaselineB(bytes),
+    raw: { pdfsig: pdfsig.raw, mutool: mutool.raw },
+  };
 }
