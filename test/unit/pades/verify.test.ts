@@ -42,7 +42,7 @@ describe('verifyPades / verifyPrepared', () => {
 
   it('refuses a document changed after signing', () => {
     const tampered = signed.slice();
-    tampered[100] ^= 0x01;
+    tampered[100] = tampered[100]! ^ 0x01;
     expect(failure(() => verifyPades(tampered)).message).toBe(
       'CMS check failed: message-digest attribute does not match the document digest',
     );
