@@ -1,0 +1,66 @@
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { ConfigurationError } from '../errors/errors';
+import type { EnvSnapshot, RawSettings } from './env';
+
+/** Defaults fixed by CONTRACT.md (listen, body limit, retention, request timeout). */
+export const DEFAULTS = Object.freeze({
+  host: '127.0.0.1',
+  port: 8300,
+  maxBodyBytes: 256 * 1024 * 1024,
+  requestTimeoutMs: 10 * 60 * 1000,
+  retentionMs: 7 * 24 * 3600 * 1000,
+  retentionMaxResults: 10_000,
+  errorsRotateBytes: 10 * 1024 * 1024,
+  errorsKeepFiles: 5,
+});
+
+export interface Config {
+  readonly home: string;
+  readonly host: string;
+  readonly port: number;
+  readonly maxBodyBytes: number;
+  readonly requestTimeoutMs: number;
+  readonly tsaUrl: string | null;
+  /** Host names served besides loopback (CONTRACT: DNS-rebinding defence), lowercase. */
+  readonly allowHosts: readonly string[];
+  /** Origins accepted on requests that carry an Origin header. */
+  readonly allowOrigins: readonly string[];
+  readonly retentionMs: number;
+  readonly retentionMaxResults: number;
+  readonly errorsRotateBytes: number;
+  readonly errorsKeepFiles: number;
+  /** Worker threads for CPU-bound signing; 0 runs signing inline (tests from source). */
+  readonly workers: number;
+}
+
+function parseInteger(name: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigurationError(`${name} must be an integer from ${min} to ${max}, got "${value.slice(0, 20)}"`);
+  }
+  return Number(value);
+}
+
+/** Flags win over environment variables, which win over defaults (CONTRACT "listen"). */
+export function buildConfig(env: EnvSnapshot, flags: RawSettings = {}, overrides: Partial<Config> = {}): Config {
+  const s = { ...env.settings, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) } as RawSettings;
+  const timeoutSeconds = parseInteger('request timeout (seconds)', s.requestTimeout, 1, 7 * 24 * 3600);
+  const config: Config = {
+    home: s.home ?? join(env.userHome, '.localsign'),
+    host: s.host ?? DEFAULTS.host,
+    port: parseInteger('port', s.port, 0, 65535) ?? DEFAULTS.port,
+    maxBodyBytes: parseInteger('max body (bytes)', s.maxBody, 1, Number.MAX_SAFE_INTEGER) ?? DEFAULTS.maxBodyBytes,
+    requestTimeoutMs: timeoutSeconds === undefined ? DEFAULTS.requestTimeoutMs : timeoutSeconds * 1000,
+    tsaUrl: s.tsaUrl ?? null,
+    allowHosts: (s.allowHost ?? []).map((h) => h.toLowerCase()),
+    allowOrigins: s.allowOrigin ?? [],
+    retentionMs: DEFAULTS.retentionMs,
+    retentionMaxResults: DEFAULTS.retentionMaxResults,
+    errorsRotateBytes: DEFAULTS.errorsRotateBytes,
+    errorsKeepFiles: DEFAULTS.errorsKeepFiles,
+    workers: parseInteger('workers', s.workers, 0, 64) ?? Math.max(1, availableParallelism() - 1),
+    ...overrides,
+  };
+  return Object.freeze(config);
+}

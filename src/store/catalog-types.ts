@@ -1,0 +1,66 @@
+/** The catalogue as cached in cache.json (PLATFORM.md shapes; snake_case because it is wire data). */
+export interface CachedCredential {
+  credential_key: string;
+  type: 'pades' | 'evm';
+  name: string;
+  engine: 'chip' | 'platform';
+  default_design_key: string | null;
+  /** PAdES: base64 DER, signer first, root last. */
+  certificate_chain?: string[];
+  /** EVM: EIP-55 address. */
+  address?: string;
+  /** Engine "chip": hex CKA_ID of the key on the chip. */
+  chip_key_id?: string;
+  /** EVM on a chip: 65-byte uncompressed public point, hex (used by the recovery check). */
+  public_key_hex?: string;
+}
+
+export interface DesignVariable {
+  name: string;
+  required: boolean;
+  description: string;
+}
+
+export interface CachedDesign {
+  design_key: string;
+  name: string;
+  variables: DesignVariable[];
+  stamp: {
+    page: 'first' | 'last' | number;
+    x: number;
+    y: number;
+    width: number;
+    height: number;
+    lines: { text: string; size: number }[];
+    image_png_base64?: string;
+  };
+}
+
+export interface CatalogCache {
+  credentials: CachedCredential[];
+  designs: CachedDesign[];
+  synced_at: string | null;
+}
+
+export interface Pairing {
+  platform: 'embedded' | 'remote';
+  tenant_id: number;
+  paired_at: string;
+  /** Remote only (PLATFORM.md): */
+  platform_url?: string;
+  agent_id?: string;
+  agent_secret?: string;
+  /** Set when the platform answered 401: the pairing was revoked. */
+  revoked?: boolean;
+}
+
+export interface WrapperRecord {
+  key: string;
+  name: string;
+  /** SHA-256 of the secret, hex. The secret has ≥128 random bits, so a fast hash is enough. */
+  secret_sha256: string;
+  /** null: every credential; otherwise the only credential keys this wrapper may use. */
+  credentials: string[] | null;
+  created_at: string;
+  revoked_at: string | null;
+}

@@ -1,0 +1,184 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppendJournal } from './append-journal';
+import { writeFileAtomic, readFileIfExists } from './atomic-file';
+
+export type RequestStatus = 'PENDING' | 'DONE' | 'ERROR';
+export type RequestKind = 'pades' | 'blockchain';
+
+/** A signing request as persisted. Small: document bytes live in files beside the journal. */
+export interface RequestEntry {
+  request_id: string;
+  kind: RequestKind;
+  status: RequestStatus;
+  credential_key: string;
+  wrapper_key: string | null;
+  created_at: string;
+  completed_at: string | null;
+  /** Inputs needed to resume after a restart (never the PDF, which is a work file). */
+  params: Record<string, unknown>;
+  /** Blockchain DONE: r, s, v, y_parity, address, chain_id. PAdES DONE: result file name. */
+  result?: Record<string, unknown>;
+  error?: string;
+  error_id?: string;
+}
+
+type JournalRecord =
+  | { t: 'c'; e: RequestEntry }
+  | { t: 'd'; id: string; at: string; result: Record<string, unknown> }
+  | { t: 'x'; id: string; at: string; error: string; error_id: string }
+  | { t: 'rm'; ids: string[] };
+
+/**
+ * The request journal: an in-memory index rebuilt from an append-only file. Appends are O(1);
+ * the file is compacted when dead records outnumber live ones (amortised O(1) per request), and
+ * at start-up. Lists are served from memory, newest first, in O(limit).
+ */
+export class RequestStore {
+  private readonly byId = new Map<string, RequestEntry>();
+  /** Creation order; index 0 is the oldest. Removed entries leave holes compacted lazily. */
+  private order: (RequestEntry | null)[] = [];
+  private removed = 0;
+  private readonly journal: AppendJournal;
+  private compacting: Promise<void> | null = null;
+
+  constructor(
+    private readonly journalPath: string,
+    private readonly resultsDir: string,
+  ) {
+    for (const rec of AppendJournal.readAll<JournalRecord>(journalPath)) this.apply(rec);
+    this.journal = new AppendJournal(journalPath);
+  }
+
+  /** Rewrites the journal with only live entries; called once at start-up. */
+  async compact(): Promise<void> {
+    if (this.compacting) return this.compacting;
+    this.compacting = this.journal
+      .rewrite(() => this.live().map((e) => ({ t: 'c', e })))
+      .finally(() => (this.compacting = null));
+    return this.compacting;
+  }
+
+  private live(): RequestEntry[] {
+    return this.order.filter((e): e is RequestEntry => e !== null);
+  }
+
+  private apply(rec: JournalRecord): void {
+    switch (rec.t) {
+      case 'c':
+        if (!this.byId.has(rec.e.request_id)) {
+          this.byId.set(rec.e.request_id, rec.e);
+          this.order.push(rec.e);
+        }
+        break;
+      case 'd': {
+        const e = this.byId.get(rec.id);
+        // First final transition wins, on replay exactly as at run time.
+        if (e && e.status === 'PENDING') Object.assign(e, { status: 'DONE', completed_at: rec.at, result: rec.result });
+        break;
+      }
+      case 'x': {
+        const e = this.byId.get(rec.id);
+        if (e && e.status === 'PENDING') Object.assign(e, { status: 'ERROR', completed_at: rec.at, error: rec.error, error_id: rec.error_id });
+        break;
+      }
+      case 'rm':
+        for (const id of rec.ids) {
+          const e = this.byId.get(id);
+          if (!e) continue;
+          this.byId.delete(id);
+          const i = this.order.indexOf(e);
+          if (i >= 0) {
+            this.order[i] = null;
+            this.removed += 1;
+          }
+        }
+        if (this.removed > 1024 && this.removed > this.order.length / 2) {
+          this.order = this.live();
+          this.removed = 0;
+        }
+        break;
+    }
+  }
+
+  /** Durable first, then visible: a status a caller has read survives a crash. */
+  private async record(rec: JournalRecord): Promise<void> {
+    await this.journal.append(rec);
+    this.apply(rec);
+    if (this.journal.lineCount > 3 * this.byId.size + 2048) void this.compact();
+  }
+
+  get(id: string): RequestEntry | undefined {
+    return this.byId.get(id);
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** Newest first; creation order breaks ties (CONTRACT GET /v1/results). Lazy: O(what is read). */
+  *newestFirst(): Generator<RequestEntry> {
+    for (let i = this.order.length - 1; i >= 0; i -= 1) {
+      const e = this.order[i];
+      if (e) yield e;
+    }
+  }
+
+  list(limit: number): RequestEntry[] {
+    const out: RequestEntry[] = [];
+    for (const e of this.newestFirst()) {
+      if (out.length >= limit) break;
+      out.push(e);
+    }
+    return out;
+  }
+
+  pending(): RequestEntry[] {
+    return this.live().filter((e) => e.status === 'PENDING');
+  }
+
+  /** Oldest first; used by retention. */
+  oldest(): RequestEntry[] {
+    return this.live();
+  }
+
+  create(entry: RequestEntry): Promise<void> {
+    return this.record({ t: 'c', e: entry });
+  }
+
+  markDone(id: string, at: string, result: Record<string, unknown>): Promise<void> {
+    return this.record({ t: 'd', id, at, result });
+  }
+
+  markError(id: string, at: string, error: string, errorId: string): Promise<void> {
+    return this.record({ t: 'x', id, at, error, error_id: errorId });
+  }
+
+  async remove(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.record({ t: 'rm', ids });
+    for (const id of ids) {
+      rmSync(this.resultPath(id), { force: true });
+    }
+  }
+
+  resultPath(id: string): string {
+    return join(this.resultsDir, `${id}.pdf`);
+  }
+
+  writeResult(id: string, bytes: Uint8Array): void {
+    writeFileAtomic(this.resultPath(id), bytes);
+  }
+
+  readResult(id: string): Buffer | null {
+    return readFileIfExists(this.resultPath(id));
+  }
+
+  drain(): Promise<void> {
+    return this.journal.drain();
+  }
+
+  close(): Promise<void> {
+    return this.journal.close();
+  }
+}
