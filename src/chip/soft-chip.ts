@@ -1,0 +1,130 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { p256 } from '@noble/curves/nist.js';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { ChipError } from '../errors/errors';
+import { readFileIfExists, writeFileAtomic } from '../store/atomic-file';
+import type { SignTask, SignTaskResult } from '../signing/sign-tasks';
+import type { Chip, ChipKey, ChipKeyAlgorithm } from './types';
+
+/** soft-chip.json (0600): the embedded default's keys. Private material never leaves this file. */
+export interface SoftChipKeyRecord {
+  id: string;
+  label: string;
+  algorithm: ChipKeyAlgorithm;
+  /** rsa: PKCS#8 PEM. p256/secp256k1: 32-byte scalar, hex. */
+  private_key: string;
+  /** base64 DER */
+  certificate: string | null;
+  chain: string[];
+}
+
+export interface SoftChipFile {
+  keys: SoftChipKeyRecord[];
+}
+
+type RunTask = (task: SignTask) => Promise<SignTaskResult>;
+
+const b64 = (u: Uint8Array) => Buffer.from(u).toString('base64');
+const fromB64 = (s: string) => new Uint8Array(Buffer.from(s, 'base64'));
+
+/** Generates a key in the record's format; the public key in ChipKey form. */
+export function generateSoftKey(algorithm: ChipKeyAlgorithm): { privateKey: string; publicKey: Uint8Array } {
+  switch (algorithm) {
+    case 'rsa': {
+      const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      return {
+        privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        publicKey: new Uint8Array(publicKey.export({ type: 'spki', format: 'der' })),
+      };
+    }
+    case 'p256': {
+      const sk = p256.utils.randomSecretKey();
+      return { privateKey: Buffer.from(sk).toString('hex'), publicKey: p256SpkiFromSecret(sk) };
+    }
+    case 'secp256k1': {
+      const sk = secp256k1.utils.randomSecretKey(randomBytes(48));
+      return { privateKey: Buffer.from(sk).toString('hex'), publicKey: secp256k1.getPublicKey(sk, false) };
+    }
+  }
+}
+
+/** SubjectPublicKeyInfo DER for a P-256 key (RFC 5480): fixed 26-byte prefix + 65-byte point. */
+function p256SpkiFromSecret(sk: Uint8Array): Uint8Array {
+  const prefix = Buffer.from('3059301306072a8648ce3d020106082a8648ce3d030107034200', 'hex');
+  return new Uint8Array(Buffer.concat([prefix, p256.getPublicKey(sk, false)]));
+}
+
+function publicKeyOf(rec: SoftChipKeyRecord): Uint8Array {
+  switch (rec.algorithm) {
+    case 'rsa':
+      return new Uint8Array(createPublicKey(createPrivateKey(rec.private_key)).export({ type: 'spki', format: 'der' }));
+    case 'p256':
+      return p256SpkiFromSecret(Buffer.from(rec.private_key, 'hex'));
+    case 'secp256k1':
+      return secp256k1.getPublicKey(Buffer.from(rec.private_key, 'hex'), false);
+  }
+}
+
+export function readSoftChipFile(path: string): SoftChipFile | null {
+  const raw = readFileIfExists(path);
+  return raw ? (JSON.parse(raw.toString('utf8')) as SoftChipFile) : null;
+}
+
+export function writeSoftChipFile(path: string, file: SoftChipFile): void {
+  writeFileAtomic(path, JSON.stringify(file, null, 2) + '\n');
+}
+
+export function toSoftChipRecord(o: {
+  id: string;
+  label: string;
+  algorithm: ChipKeyAlgorithm;
+  privateKey: string;
+  certificate: Uint8Array | null;
+  chain: Uint8Array[];
+}): SoftChipKeyRecord {
+  return {
+    id: o.id,
+    label: o.label,
+    algorithm: o.algorithm,
+    private_key: o.privateKey,
+    certificate: o.certificate ? b64(o.certificate) : null,
+    chain: o.chain.map(b64),
+  };
+}
+
+/**
+ * The software chip of the embedded default: keys in soft-chip.json, signatures computed in the
+ * signing worker pool (`runTask`), with the same contract as a PKCS#11 token (raw r‖s for EC).
+ */
+export function createSoftChip(path: string, runTask: RunTask): Chip {
+  const file = readSoftChipFile(path);
+  if (!file) throw new ChipError(`software chip file not found: ${path}; run \`localsign init --embedded\``);
+  const records = new Map(file.keys.map((k) => [k.id, k]));
+  const secrets = new Map(file.keys.filter((k) => k.algorithm !== 'rsa').map((k) => [k.id, new Uint8Array(Buffer.from(k.private_key, 'hex'))]));
+  let keys: ChipKey[] | null = null;
+  return {
+    kind: 'soft',
+    async listKeys() {
+      keys ??= file.keys.map((k) => ({
+        id: k.id,
+        label: k.label,
+        algorithm: k.algorithm,
+        publicKey: publicKeyOf(k),
+        certificate: k.certificate ? fromB64(k.certificate) : null,
+        chain: k.chain.map(fromB64),
+      }));
+      return keys;
+    },
+    async signDigest(keyId, digest) {
+      const rec = records.get(keyId);
+      if (!rec) throw new ChipError(`the software chip has no key with id ${keyId}`);
+      if (digest.length !== 32) throw new ChipError(`digest must be 32 bytes, got ${digest.length}`);
+      const result =
+        rec.algorithm === 'rsa'
+          ? await runTask({ op: 'rsa-sign', keyPem: rec.private_key, digest })
+          : await runTask({ op: rec.algorithm === 'p256' ? 'p256-sign' : 'secp256k1-sign', secretKey: secrets.get(keyId)!, digest });
+      return result as Uint8Array;
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,73 @@
+import { newRequestId } from '../config/ids';
+import type { ErrorRecorder } from '../errors/record';
+import type { Logger } from '../log/logger';
+import type { RequestEntry, RequestKind, RequestStore } from '../store/request-store';
+import type { AuditLog } from './audit-log';
+import { canTransition } from './lifecycle';
+
+/**
+ * The only writer of a request's status (STYLE §2). Every final transition is persisted before it
+ * is visible, appends its audit record, and an ERROR also gets an error record (status null:
+ * an asynchronous failure, CONTRACT GET /v1/errors).
+ */
+export class RequestRegistry {
+  /** Requests whose final transition is being written: a second one (timeout vs. result) is dropped. */
+  private readonly settling = new Set<string>();
+
+  constructor(
+    private readonly store: RequestStore,
+    private readonly audit: AuditLog,
+    private readonly errors: ErrorRecorder,
+    private readonly log: Logger,
+    private readonly now: () => Date,
+  ) {}
+
+  get(id: string): RequestEntry | undefined {
+    return this.store.get(id);
+  }
+
+  list(limit: number): RequestEntry[] {
+    return this.store.list(limit);
+  }
+
+  async create(o: { kind: RequestKind; credentialKey: string; wrapperKey: string | null; params: Record<string, unknown>; id?: string }): Promise<RequestEntry> {
+    const entry: RequestEntry = {
+      request_id: o.id ?? newRequestId(),
+      kind: o.kind,
+      status: 'PENDING',
+      credential_key: o.credentialKey,
+      wrapper_key: o.wrapperKey,
+      created_at: this.now().toISOString(),
+      completed_at: null,
+      params: o.params,
+    };
+    await this.store.create(entry);
+    return entry;
+  }
+
+  async complete(id: string, result: Record<string, unknown>, digestHex: string): Promise<boolean> {
+    const entry = this.store.get(id);
+    if (!entry || !canTransition(entry.status, 'DONE') || this.settling.has(id)) return false;
+    this.settling.add(id);
+    const at = this.now().toISOString();
+    await Promise.all([
+      this.store.markDone(id, at, result),
+      this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapper_key, credential_key: entry.credential_key, kind: entry.kind, digest: digestHex, outcome: 'DONE' }),
+    ]).finally(() => this.settling.delete(id));
+    return true;
+  }
+
+  async fail(id: string, error: unknown, digestHex: string | null = null): Promise<boolean> {
+    const entry = this.store.get(id);
+    if (!entry || !canTransition(entry.status, 'ERROR') || this.settling.has(id)) return false;
+    this.settling.add(id);
+    const rec = this.errors.record(error, { requestId: id, status: null, context: { kind: entry.kind, credential_key: entry.credential_key } });
+    this.log.error(`${id}: ${rec.short} (${rec.error_id})`);
+    const at = this.now().toISOString();
+    await Promise.all([
+      this.store.markError(id, at, rec.short, rec.error_id),
+      this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapper_key, credential_key: entry.credential_key, kind: entry.kind, digest: digestHex, outcome: 'ERROR' }),
+    ]).finally(() => this.settling.delete(id));
+    return true;
+  }
+}

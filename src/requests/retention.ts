@@ -1,0 +1,22 @@
+import type { RequestStore } from '../store/request-store';
+
+/**
+ * CONTRACT: results are kept 7 days or 10,000 results, whichever is less. Oldest go first;
+ * PENDING requests are never dropped here (the timeout ends them first).
+ */
+export async function applyRetention(store: RequestStore, o: { now: Date; maxAgeMs: number; maxResults: number; removeWorkFile: (id: string) => void }): Promise<number> {
+  const entries = store.oldest();
+  const cutoff = o.now.getTime() - o.maxAgeMs;
+  const excess = entries.length - o.maxResults;
+  const drop: string[] = [];
+  for (let i = 0; i < entries.length; i += 1) {
+    const e = entries[i]!;
+    const tooMany = i < excess;
+    const tooOld = Date.parse(e.created_at) < cutoff;
+    if (!tooMany && !tooOld) break; // creation order: everything after is newer
+    if (e.status !== 'PENDING') drop.push(e.request_id);
+  }
+  await store.remove(drop);
+  for (const id of drop) o.removeWorkFile(id);
+  return drop.length;
+}

@@ -1,0 +1,27 @@
+import { SigningError } from '../errors/errors';
+import { formatEvmSignature, normaliseLowS } from '../evm';
+import type { Job } from './job-types';
+
+/**
+ * Blockchain signing (CONTRACT "Result semantics"): the chip signs the 32-byte hash, s is brought
+ * to low-s (EIP-2), the recovery id is the one whose recovered key is the credential's, and the
+ * address recovered must equal the credential's address before the request is DONE.
+ */
+export const runEvmJob: Job = async (entry, deps) => {
+  const credential = deps.findCredential(entry.credential_key);
+  if (!credential || credential.type !== 'evm' || !credential.public_key_hex || !credential.chip_key_id || !credential.address) {
+    throw new SigningError(`credential ${entry.credential_key} is no longer an EVM credential in the cache`);
+  }
+  const txHash = String(entry.params.tx_hash);
+  const digest = new Uint8Array(Buffer.from(txHash, 'hex'));
+  const chainId = (entry.params.chain_id as number | null) ?? null;
+  const chip = await deps.getChip();
+  const raw = await chip.signDigest(credential.chip_key_id, digest);
+  const { r, s } = normaliseLowS(raw);
+  const publicKey = new Uint8Array(Buffer.from(credential.public_key_hex, 'hex'));
+  const yParity = (await deps.runTask({ op: 'evm-recover', publicKey, digest, r, s })) as 0 | 1;
+  return {
+    result: { ...formatEvmSignature({ r, s, yParity, chainId, address: credential.address }) },
+    digestHex: txHash,
+  };
+};

@@ -1,0 +1,66 @@
+import { LocalsignError } from '../errors/errors';
+import type { RequestRegistry } from '../requests/registry';
+import type { RequestEntry } from '../store/request-store';
+import { runEvmJob } from './evm-job';
+import type { Job, JobDeps } from './job-types';
+import { runPadesJob } from './pades-job';
+
+const JOBS: Record<RequestEntry['kind'], Job> = { pades: runPadesJob, blockchain: runEvmJob };
+
+/**
+ * Runs accepted requests to DONE or ERROR. A request never stays PENDING forever: each run races
+ * the request timeout (CONTRACT: default 10 minutes, counted from creation, so a resumed request
+ * does not get a fresh allowance), and in-flight runs are tracked so shutdown can wait for them.
+ */
+export class JobRunner {
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly registry: RequestRegistry,
+    private readonly deps: JobDeps,
+    private readonly timeoutMs: number,
+  ) {}
+
+  get active(): number {
+    return this.inFlight.size;
+  }
+
+  start(entry: RequestEntry): void {
+    if (this.inFlight.has(entry.request_id)) return;
+    const run = this.run(entry).finally(() => this.inFlight.delete(entry.request_id));
+    this.inFlight.set(entry.request_id, run);
+  }
+
+  private async run(entry: RequestEntry): Promise<void> {
+    const remaining = Date.parse(entry.created_at) + this.timeoutMs - this.deps.now().getTime();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new LocalsignError('upstream', `signing did not complete within ${Math.round(this.timeoutMs / 1000)} s`, { type: 'timeout' })),
+        Math.max(0, remaining),
+      );
+      timer.unref?.();
+    });
+    try {
+      const outcome = await Promise.race([JOBS[entry.kind](entry, this.deps), timeout]);
+      await this.registry.complete(entry.request_id, outcome.result, outcome.digestHex);
+    } catch (error) {
+      const digest = entry.kind === 'blockchain' ? String(entry.params.tx_hash) : null;
+      await this.registry.fail(entry.request_id, error, digest).catch(() => undefined);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Waits for in-flight jobs, at most `ms`; what is left stays PENDING for the next start. */
+  async drain(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight.values()]),
+      new Promise((r) => {
+        timer = setTimeout(r, ms);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,53 @@
+import { constants, createPrivateKey, privateEncrypt, type KeyObject } from 'node:crypto';
+import { p256 } from '@noble/curves/nist.js';
+import { createRecoveryChecker, signDigestSecp256k1 } from '../evm';
+
+/**
+ * CPU-bound signing steps, run in worker threads (or inline when there are none). Plain data in
+ * and out, so the same function serves both. Keys arrive per task; parsed keys and recovery
+ * tables are cached per worker.
+ */
+export type SignTask =
+  | { op: 'rsa-sign'; keyPem: string; digest: Uint8Array }
+  | { op: 'p256-sign'; secretKey: Uint8Array; digest: Uint8Array }
+  | { op: 'secp256k1-sign'; secretKey: Uint8Array; digest: Uint8Array }
+  | { op: 'evm-recover'; publicKey: Uint8Array; digest: Uint8Array; r: bigint; s: bigint };
+
+export type SignTaskResult = Uint8Array | number;
+
+/** DER prefix of DigestInfo{ sha256, NULL } (RFC 8017 §9.2 note 1): what CKM_RSA_PKCS signs. */
+export const SHA256_DIGEST_INFO_PREFIX = Uint8Array.from([
+  0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20,
+]);
+
+const rsaKeys = new Map<string, KeyObject>();
+const checkers = new Map<string, ReturnType<typeof createRecoveryChecker>>();
+
+export function runSignTask(task: SignTask): SignTaskResult {
+  switch (task.op) {
+    case 'rsa-sign': {
+      let key = rsaKeys.get(task.keyPem);
+      if (!key) {
+        key = createPrivateKey(task.keyPem);
+        rsaKeys.set(task.keyPem, key);
+      }
+      // privateEncrypt with PKCS#1 padding is RSASSA-PKCS1-v1_5 over the given DigestInfo.
+      const input = Buffer.concat([SHA256_DIGEST_INFO_PREFIX, task.digest]);
+      return new Uint8Array(privateEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, input));
+    }
+    case 'p256-sign':
+      // Over the digest itself, like CKM_ECDSA; raw r‖s. lowS false: CMS verifiers accept both.
+      return p256.sign(task.digest, task.secretKey, { prehash: false, lowS: false, format: 'compact' });
+    case 'secp256k1-sign':
+      return signDigestSecp256k1(task.secretKey, task.digest);
+    case 'evm-recover': {
+      const id = Buffer.from(task.publicKey).toString('hex');
+      let checker = checkers.get(id);
+      if (!checker) {
+        checker = createRecoveryChecker(task.publicKey);
+        checkers.set(id, checker);
+      }
+      return checker.recover(task.digest, task.r, task.s);
+    }
+  }
+}
