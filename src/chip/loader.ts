@@ -3,7 +3,7 @@
  * Nothing else in the service imports `koffi` at run time (only its types), so `--help` and every
  * command that does not touch a chip never load a native addon.
  */
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import type * as KoffiModule from 'koffi';
@@ -80,7 +80,10 @@ export function loadPkcs11Module(path: string): LoadedPkcs11Module {
   } catch (error) {
     // dlopen's own reason ("file too short", "wrong ELF class: ELFCLASS32", "invalid ELF header")
     // says whether it is not a library at all or one built for another architecture.
-    const reason = firstLine(error).replace(/^Failed to load shared library:\s*/i, '');
+    const dlopenReason = firstLine(error).replace(/^Failed to load shared library:\s*/i, '');
+    // glibc reports a library for another CPU as "No such file or directory"; say what it is.
+    const fileArch = binaryArchitecture(absolute);
+    const reason = fileArch && fileArch !== process.arch ? `${dlopenReason} (the file is a ${fileArch} binary)` : dlopenReason;
     throw new ChipError(`cannot load PKCS#11 module ${absolute}: ${reason}; is it built for ${process.arch}?`, {
       cause: error,
     });
@@ -100,4 +103,37 @@ export function loadPkcs11Module(path: string): LoadedPkcs11Module {
 function firstLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.split('\n')[0] ?? text;
+}
+
+// ELF e_machine (System V gABI), PE COFF Machine (Microsoft PE format §3.3.1) and Mach-O
+// cputype values, named as Node names process.arch.
+const ELF_MACHINES: Record<number, string> = { 0x03: 'ia32', 0x28: 'arm', 0x3e: 'x64', 0xb7: 'arm64', 0xf3: 'riscv64' };
+const PE_MACHINES: Record<number, string> = { 0x14c: 'ia32', 0x8664: 'x64', 0xaa64: 'arm64', 0x1c4: 'arm' };
+const MACHO_CPUS: Record<number, string> = { 0x01000007: 'x64', 0x0100000c: 'arm64', 0x7: 'ia32' };
+
+/** The CPU a shared library is built for, read from its header; null when not recognised. */
+export function binaryArchitecture(path: string): string | null {
+  const header = Buffer.alloc(4096);
+  let length = 0;
+  const fd = openSync(path, 'r');
+  try {
+    length = readSync(fd, header, 0, header.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (length >= 20 && header.readUInt32BE(0) === 0x7f454c46) {
+    const machine = header[5] === 2 ? header.readUInt16BE(18) : header.readUInt16LE(18);
+    return ELF_MACHINES[machine] ?? `ELF machine 0x${machine.toString(16)}`;
+  }
+  if (length >= 64 && header.readUInt16LE(0) === 0x5a4d) {
+    const pe = header.readUInt32LE(0x3c);
+    if (pe + 6 > length || header.readUInt32BE(pe) !== 0x50450000) return null;
+    const machine = header.readUInt16LE(pe + 4);
+    return PE_MACHINES[machine] ?? `PE machine 0x${machine.toString(16)}`;
+  }
+  if (length >= 8 && header.readUInt32LE(0) === 0xfeedfacf) {
+    const cpu = header.readUInt32LE(4);
+    return MACHO_CPUS[cpu] ?? `Mach-O CPU 0x${cpu.toString(16)}`;
+  }
+  return null;
 }
