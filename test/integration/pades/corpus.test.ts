@@ -3,13 +3,13 @@
  * PKI, then judged by tools that share no code with it: pdfsig, qpdf, mutool, openssl cms and
  * our own B-B lint. The generated 500-page and 20 MB files use RSA only to keep the run short.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { byteRangeOf, findSignatureDictionaries } from '../../../src/pades/lint';
-import { listCorpus, signWithEngine, type CorpusPdf } from '../../helpers/pdf-corpus';
-import { extractCms, inspectSignedPdf, opensslCmsVerify } from '../../helpers/pdf-tools';
+import { CORPUS_DIR, listCorpus, signWithEngine, type CorpusPdf } from '../../helpers/pdf-corpus';
+import { extractCms, inspectSignedPdf, mutoolVerify, opensslCmsVerify, qpdfCheck, runPdfsig, runTool } from '../../helpers/pdf-tools';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';
 
 const corpus = await listCorpus();
@@ -89,5 +89,44 @@ describe('PAdES B-B over the PDF corpus', () => {
     expect(openssl.ok, openssl.raw).toBe(true);
 
     expect(report.lint).toEqual({ ok: !FOREIGN_PROBLEMS[pdf.name], problems: FOREIGN_PROBLEMS[pdf.name] ?? [], signatures: before + 1 });
+  });
+});
+
+describe('the verifier wrappers see failures (so a pass above means something)', () => {
+  const signed = readFileSync(join(CORPUS_DIR, 'mutool-signed.pdf'));
+
+  it('reads the untouched mutool signature as valid', async () => {
+    const file = join(dir, 'untouched.pdf');
+    writeFileSync(file, signed);
+    expect((await runPdfsig(file)).signatures).toEqual([
+      {
+        number: 1, name: 'OtherTool', signed: true, signerCommonName: 'Corpus Other Tool',
+        validation: 'Signature is Valid.', signatureValid: true, certificateStatus: 'not checked',
+        coversWholeDocument: true, subFilter: 'adbe.pkcs7.detached', hashAlgorithm: 'SHA1',
+        byteRange: [...extractCms(signed, 0).byteRange],
+      },
+    ]);
+    expect((await runPdfsig(file, { checkCertificate: true })).signatures[0]?.certificateStatus).toBe('Certificate issuer is unknown.');
+  });
+
+  it('reports a changed byte and bytes added after the signature', async () => {
+    const tampered = Buffer.from(signed);
+    tampered[tampered.indexOf('Signed by another tool')] = 0x58;
+    const t = join(dir, 'tampered.pdf');
+    writeFileSync(t, tampered);
+    expect((await runPdfsig(t)).signatures.map((s) => [s.validation, s.signatureValid])).toEqual([['Digest Mismatch.', false]]);
+    expect((await mutoolVerify(t)).signatures.map((s) => [s.objectNumber, s.digest, s.digestValid])).toEqual([[6, 'invalid', false]]);
+    const a = join(dir, 'appended.pdf');
+    writeFileSync(a, Buffer.concat([signed, Buffer.from('%appended\n')]));
+    expect((await runPdfsig(a)).signatures.map((s) => [s.signatureValid, s.coversWholeDocument])).toEqual([[true, false]]);
+    expect((await mutoolVerify(a)).signatures.map((s) => s.digest)).toEqual(['edited-after-signing']);
+  });
+
+  it('qpdfCheck fails a file whose startxref is wrong, and a missing tool throws', async () => {
+    const broken = Buffer.from(signed.toString('latin1').replace(/startxref\s+(\d+)\s+%%EOF\s*$/, 'startxref\n17\n%%EOF\n'), 'latin1');
+    const b = join(dir, 'broken.pdf');
+    writeFileSync(b, broken);
+    expect((await qpdfCheck(b)).ok).toBe(false);
+    await expect(runTool('localsign-no-such-verifier', [])).rejects.toThrow('localsign-no-such-verifier is not installed');
   });
 });
