@@ -1,0 +1,36 @@
+import type { MiddlewareHandler } from 'hono';
+import { LocalsignError } from '../../errors/errors';
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** Host header without its port; IPv6 literals keep their brackets. Lowercase (CONTRACT). */
+export function hostName(header: string): string {
+  const h = header.trim().toLowerCase();
+  if (h.startsWith('[')) {
+    const end = h.indexOf(']');
+    return end < 0 ? h : h.slice(0, end + 1);
+  }
+  const colon = h.lastIndexOf(':');
+  return colon < 0 ? h : h.slice(0, colon);
+}
+
+/**
+ * Loopback is not a boundary: a web page can reach 127.0.0.1 through DNS rebinding (its own name
+ * resolving to 127.0.0.1) or send cross-origin requests. CONTRACT: any Host other than loopback
+ * names and --allow-host gets 403, and so does any Origin not in --allow-origin; on every path.
+ */
+export function hostCheck(o: { allowHosts: readonly string[]; allowOrigins: readonly string[] }): MiddlewareHandler {
+  const hosts = new Set([...LOOPBACK, ...o.allowHosts.map((h) => h.toLowerCase())]);
+  const origins = new Set(o.allowOrigins.map((x) => x.toLowerCase().replace(/\/$/, '')));
+  return async (c, next) => {
+    const host = c.req.header('host');
+    if (!host || !hosts.has(hostName(host))) {
+      throw new LocalsignError('forbidden', 'this Host is not served; only loopback names and --allow-host names are', { type: 'host' });
+    }
+    const origin = c.req.header('origin');
+    if (origin !== undefined && !origins.has(origin.toLowerCase().replace(/\/$/, ''))) {
+      throw new LocalsignError('forbidden', 'requests from this Origin are not accepted (see serve --allow-origin)', { type: 'origin' });
+    }
+    await next();
+  };
+}

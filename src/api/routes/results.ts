@@ -1,0 +1,60 @@
+import type { Context } from 'hono';
+import type { AppContext } from '../../context';
+import { LocalsignError } from '../../errors/errors';
+import type { RequestEntry } from '../../store/request-store';
+import type { ApiEnv } from '../types';
+import { parseLimit } from '../validate';
+
+/**
+ * A request is visible only to the application key that made it: another key gets the same 404
+ * as an unknown id, so ids leak nothing across applications.
+ */
+function visible(entry: RequestEntry | undefined, wrapperKey: string): entry is RequestEntry {
+  return entry !== undefined && entry.wrapper_key === wrapperKey;
+}
+
+export function getResult(ctx: AppContext) {
+  return (c: Context<ApiEnv>) => {
+    const id = c.req.param('request_id') ?? '';
+    const entry = ctx.requests.store.get(id);
+    if (!visible(entry, c.get('wrapper').key)) {
+      throw new LocalsignError('not_found', `no request ${id.slice(0, 64)}`, { type: 'not_found' });
+    }
+    const body: Record<string, unknown> = { request_id: entry.request_id, status: entry.status };
+    if (entry.status === 'ERROR') {
+      body.error = entry.error;
+      body.error_id = entry.error_id;
+    } else if (entry.status === 'DONE') {
+      if (entry.kind === 'pades') {
+        const pdf = ctx.requests.store.readResult(entry.request_id);
+        if (!pdf) throw new LocalsignError('internal', 'the signed document of this request is missing from the results folder');
+        body.pdf_base64 = pdf.toString('base64');
+      } else {
+        Object.assign(body, entry.result);
+      }
+    }
+    return c.json(body);
+  };
+}
+
+export function listResults(ctx: AppContext) {
+  return (c: Context<ApiEnv>) => {
+    const limit = parseLimit(c.req.queries('limit'), 50);
+    const key = c.get('wrapper').key;
+    // Newest first, creation order breaking ties: the store keeps creation order.
+    const results: Record<string, unknown>[] = [];
+    for (const e of ctx.requests.store.newestFirst()) {
+      if (results.length >= limit) break;
+      if (e.wrapper_key !== key) continue;
+      results.push({
+        request_id: e.request_id,
+        status: e.status,
+        kind: e.kind,
+        credential_key: e.credential_key,
+        created_at: e.created_at,
+        completed_at: e.completed_at,
+      });
+    }
+    return c.json({ results });
+  };
+}

@@ -1,0 +1,74 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import type { AppContext } from '../context';
+import { recoverPending } from '../requests/recovery';
+import { applyRetention } from '../requests/retention';
+import { createApp } from './app';
+
+export interface RunningService {
+  host: string;
+  port: number;
+  url: string;
+  /** Stops accepting, finishes in-flight HTTP exchanges within `graceMs`, waits for jobs, closes stores. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const RETENTION_SWEEP_MS = 60_000;
+
+/**
+ * Starts the service on a context: journal compaction, retention, recovery of PENDING requests
+ * (issue 2: nothing stays PENDING after a restart), then the listener.
+ */
+export async function startService(ctx: AppContext): Promise<RunningService> {
+  const { store, registry, jobs } = ctx.requests;
+  await store.compact();
+  const retain = () =>
+    applyRetention(store, {
+      now: ctx.now(),
+      maxAgeMs: ctx.config.retentionMs,
+      maxResults: ctx.config.retentionMaxResults,
+      removeWorkFile: (id) => ctx.removeWorkFile(id),
+    });
+  await retain();
+  const recovered = await recoverPending({ store, registry, hasWorkFile: (id) => ctx.hasWorkFile(id), resume: (e) => jobs.start(e) });
+  if (recovered.resumed + recovered.failed > 0) {
+    ctx.log.warn(`after restart: ${recovered.resumed} request(s) resumed, ${recovered.failed} set to ERROR`);
+  }
+  const sweep = setInterval(() => void retain().catch((e) => ctx.log.error(`retention sweep failed: ${String(e)}`)), RETENTION_SWEEP_MS);
+  sweep.unref();
+
+  const app = createApp(ctx);
+  const server = createAdaptorServer({ fetch: app.fetch, hostname: ctx.config.host }) as Server;
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(ctx.config.port, ctx.config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | null = null;
+  return {
+    host: address.address,
+    port: address.port,
+    url: `http://${hostForUrl}:${address.port}`,
+    close(graceMs = 10_000) {
+      closing ??= (async () => {
+        clearInterval(sweep);
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        timer.unref();
+        await closed;
+        clearTimeout(timer);
+        // Jobs still running get the rest of the grace; what remains PENDING resumes next start.
+        await jobs.drain(Math.max(0, graceMs / 2));
+        await ctx.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import type { AppContext } from '../context';
+import type { WrapperRecord } from '../store/catalog-types';
+
+/** hono Env: what middleware puts on the context for routes (hono's src/types.ts pattern). */
+export interface ApiEnv {
+  Variables: {
+    wrapper: WrapperRecord;
+  };
+}
+
+export type Ctx = AppContext;

@@ -1,0 +1,62 @@
+import { defineCommand } from 'citty';
+import { existsSync } from 'node:fs';
+import { startService } from '../../api/server';
+import type { AppContext } from '../../context';
+import { createDemoSoftChip } from '../../platform/embedded-init';
+import { commonArgs, openContext } from '../settings';
+
+export const serveArgs = {
+  ...commonArgs,
+  host: { type: 'string', description: 'Listen address (default 127.0.0.1, env LOCALSIGN_HOST)' },
+  port: { type: 'string', description: 'Listen port (default 8300, env LOCALSIGN_PORT)' },
+  'tsa-url': { type: 'string', description: 'RFC 3161 timestamp authority: PAdES signatures become B-T (env LOCALSIGN_TSA_URL)' },
+  'max-body': { type: 'string', description: 'Largest request body in bytes (default 268435456, env LOCALSIGN_MAX_BODY)' },
+  'request-timeout': { type: 'string', description: 'Seconds before a PENDING request ends in ERROR (default 600)' },
+  'allow-host': { type: 'string', description: 'Extra Host name to serve (repeatable)' },
+  'allow-origin': { type: 'string', description: 'Origin allowed to call the API (repeatable)' },
+  workers: { type: 'string', description: 'Signing worker threads (default: cores - 1)' },
+  demo: { type: 'boolean', description: 'Pair with the embedded default if unpaired and print a fresh demo application key' },
+} as const;
+
+/** --demo: the README's first command. Embedded software chip, and a demo key printed once. */
+async function prepareDemo(ctx: AppContext): Promise<void> {
+  if (!ctx.currentPairing()) {
+    const now = ctx.now();
+    if (!existsSync(ctx.paths.softChip) || Object.keys(ctx.embedded.get().credentials).length === 0) {
+      const created = createDemoSoftChip(ctx.paths.softChip, now);
+      ctx.embedded.replace({ chip: { kind: 'soft' }, ...created.config });
+    }
+    ctx.pairing.replace({ pairing: { platform: 'embedded', tenant_id: 0, paired_at: now.toISOString() } });
+    await ctx.sync();
+  }
+  // The secret is only known when created: revoke the previous demo key and print a new one.
+  for (const w of ctx.wrappers.list()) if (w.name === 'demo' && !w.revoked_at) ctx.wrappers.revoke(w.key, ctx.now());
+  const { record, secret } = ctx.wrappers.create({ name: 'demo', credentials: null, now: ctx.now() });
+  const lines = [
+    'Demo application key (embedded platform, software chip, demo test CA: not trusted for real use):',
+    `  export LOCALSIGN_KEY=${record.key}`,
+    `  export LOCALSIGN_SECRET=${secret}`,
+    'Credentials:',
+    ...ctx.cache.get().credentials.map((c) => `  ${c.credential_key}  ${c.type.padEnd(5)}  ${c.name}${c.address ? `  ${c.address}` : ''}`),
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+export const serveCommand = defineCommand({
+  meta: { name: 'serve', description: 'Run the HTTP service in the foreground (SIGINT/SIGTERM: drain and exit 0)' },
+  args: serveArgs,
+  async run({ args, rawArgs }) {
+    const ctx = openContext(args, rawArgs);
+    if (args.demo) await prepareDemo(ctx);
+    const service = await startService(ctx);
+    ctx.log.info(`localsign listening on ${service.url} (config dir ${ctx.paths.home})`);
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        ctx.log.info(`${signal}: finishing in-flight work`);
+        void service.close(10_000).then(resolve, resolve);
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    });
+  },
+});

@@ -1,0 +1,18 @@
+import { createInterface } from 'node:readline/promises';
+import { LocalsignError } from '../errors/errors';
+
+/**
+ * CONTRACT: never prompt when stdin is not a TTY unless --yes (then proceed) — otherwise fail with
+ * a clear message. On a TTY: ask, default No.
+ */
+export async function confirm(question: string, o: { yes: boolean; isTty: boolean }): Promise<boolean> {
+  if (o.yes) return true;
+  if (!o.isTty) throw new LocalsignError('invalid', 'confirmation needed but stdin is not a terminal; re-run with --yes to proceed');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`${question} [y/N] `);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}

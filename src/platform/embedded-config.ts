@@ -1,0 +1,46 @@
+import { newUuid } from '../config/ids';
+import type { ChipKeyAlgorithm } from '../chip/types';
+import { JsonCollection } from '../store/json-collection';
+import type { CachedDesign } from '../store/catalog-types';
+
+/** Where the embedded platform's chip is and how to unlock it. Never the PIN itself. */
+export type ChipSettings =
+  | { kind: 'soft' }
+  | { kind: 'pkcs11'; module: string; token_label: string | null; pin_env: string | null; pin_file: string | null };
+
+export interface EmbeddedConfig {
+  chip: ChipSettings;
+  /** chip key id -> stable credential identity (CONTRACT: keys stay stable across syncs). */
+  credentials: Record<string, { credential_key: string; name: string; algorithm: ChipKeyAlgorithm }>;
+  default_design_key: string | null;
+  designs: CachedDesign[];
+}
+
+export function embeddedConfigFile(path: string, lockPath: string): JsonCollection<EmbeddedConfig> {
+  return new JsonCollection<EmbeddedConfig>(path, lockPath, () => ({
+    chip: { kind: 'soft' },
+    credentials: {},
+    default_design_key: null,
+    designs: [],
+  }));
+}
+
+/** Assigns UUIDs to chip keys seen for the first time; returns the complete mapping. */
+export function assignCredentialKeys(
+  file: JsonCollection<EmbeddedConfig>,
+  keys: { id: string; label: string; algorithm: ChipKeyAlgorithm }[],
+): EmbeddedConfig['credentials'] {
+  const missing = keys.filter((k) => !file.get().credentials[mapKey(k)]);
+  if (missing.length === 0) return file.get().credentials;
+  return file.update((cfg) => {
+    for (const k of missing) {
+      cfg.credentials[mapKey(k)] ??= { credential_key: newUuid(), name: k.label || `key ${k.id}`, algorithm: k.algorithm };
+    }
+    return cfg.credentials;
+  });
+}
+
+/** A CKA_ID can be shared by a key and its certificate but not by two algorithms we map. */
+export function mapKey(k: { id: string; algorithm: ChipKeyAlgorithm }): string {
+  return `${k.algorithm}:${k.id}`;
+}
