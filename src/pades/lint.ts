@@ -2,9 +2,9 @@
  * Our own PAdES baseline B-B lint (ETSI EN 319 142-1 §5 and §6.3): the checks a PAdES validator
  * makes on every signature dictionary, independent of the engine that wrote the signature, so
  * the conformance tests do not grade the engine with its own code. Pure: bytes in, findings out.
- * Signature dictionaries are found by scanning for `/ByteRange`: PAdES forbids nothing here, but
- * ISO 32000-1 §7.5.7 keeps them out of object streams in practice because /Contents must be
- * patched in place, so they are always plain text in the file.
+ * Signature dictionaries are found by scanning for `/ByteRange`: a signer patches /Contents into
+ * the file after writing it (ISO 32000-1 §12.8.1), so the dictionary is a plain indirect object,
+ * never inside a compressed object stream, and a text scan finds every one.
  */
 import forge from 'node-forge';
 import { sha256 } from '@noble/hashes/sha2.js';
