@@ -1,0 +1,53 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+/** The built bundle: CLI tests run what users run (`npm test` builds it first). */
+export const BUNDLE = resolve(__dirname, '../../dist/localsign.cjs');
+
+export function assertBundle(): void {
+  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` (npm test does)`);
+}
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node dist/localsign.cjs …` with its own config dir; stdin is not a TTY. */
+export function runCli(args: string[], o: { home: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): CliResult {
+  assertBundle();
+  const r = spawnSync(process.execPath, [BUNDLE, ...args], {
+    env: { ...process.env, LOCALSIGN_HOME: o.home, NO_COLOR: '1', ...o.env },
+    input: o.input ?? '',
+    encoding: 'utf8',
+    timeout: o.timeoutMs ?? 60_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Same, without blocking the test's event loop (needed while a service runs in-process). */
+export function runCliAsync(args: string[], o: { home: string; env?: NodeJS.ProcessEnv }): Promise<CliResult> {
+  assertBundle();
+  return new Promise((resolveResult, reject) => {
+    const child = spawn(process.execPath, [BUNDLE, ...args], {
+      env: { ...process.env, LOCALSIGN_HOME: o.home, NO_COLOR: '1', ...o.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (status) => resolveResult({ status, stdout, stderr }));
+  });
+}
+
+export function parseJson<T = Record<string, unknown>>(r: CliResult): T {
+  try {
+    return JSON.parse(r.stdout) as T;
+  } catch {
+    throw new Error(`expected JSON on stdout, got status ${r.status}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+  }
+}
