@@ -210,8 +210,8 @@ export function verifyCmsSignature(
   if (!bytesEqual(md.content, documentDigest)) fail('message-digest attribute does not match the document digest');
   checkSigningCertificateV2(attrs.get(OID.signingCertificateV2)?.[0], signerCertificate);
   const algorithm = algorithmOfCertificate(signerCertificate);
-  const expectedAlg = algorithm === 'rsa' ? [OID.rsaEncryption, OID.sha256WithRSA] : [OID.ecdsaWithSha256];
-  if (!expectedAlg.includes(si.signatureAlgorithm as never)) fail(`signature algorithm ${si.signatureAlgorithm} does not fit the ${algorithm} key`);
+  const expectedAlg: string[] = algorithm === 'rsa' ? [OID.rsaEncryption, OID.sha256WithRSA] : [OID.ecdsaWithSha256];
+  if (!expectedAlg.includes(si.signatureAlgorithm)) fail(`signature algorithm ${si.signatureAlgorithm} does not fit the ${algorithm} key`);
   let ok = false;
   try {
     ok = cryptoVerify('sha256', signedAttributes, new X509Certificate(signerCertificate).publicKey, si.signature);

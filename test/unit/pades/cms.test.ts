@@ -1,8 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync, sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import forge from 'node-forge';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -116,6 +117,12 @@ describe('assembleCms + verifyCmsSignature round trip', () => {
     const raw = signDigest(ec.signerKeyPem, 'p256', sha256(attrs));
     const cms = assembleCms({ signedAttributes: attrs, signatureValue: raw, certificateChain: ec.chain, algorithm: 'p256' });
     expect(hex(verifyCmsSignature(cms, DIGEST).signatureValue)).toBe(hex(ecdsaRawToDer(raw)));
+    // A raw value whose first byte happens to be 0x30 (SEQUENCE) is still read as r‖s.
+    const odd = new Uint8Array(64).fill(0x11);
+    odd[0] = 0x30;
+    const oddCms = assembleCms({ signedAttributes: attrs, signatureValue: odd, certificateChain: ec.chain, algorithm: 'p256' });
+    const si = kids(kids(kids(kids(asn1(oddCms))[1])[0])[4])[0]!;
+    expect(Buffer.from(kids(si)[5]!.value as string, 'binary').toString('hex')).toBe(hex(ecdsaRawToDer(odd)));
   });
 
   it('rejects a tampered signature, another document and a foreign ESS certificate', async () => {
@@ -165,6 +172,21 @@ describe('ECDSA encodings', () => {
     expect(hex(ecdsaDerToRaw(der))).toBe(hex(raw));
     expect(() => ecdsaRawToDer(new Uint8Array(63))).toThrow('ECDSA P-256 raw signature must be 64 bytes (r‖s), got 63');
     expect(() => ecdsaDerToRaw(Uint8Array.of(0x30, 0x03, 0x02, 0x01, 0x01))).toThrow(SigningError);
+  });
+
+  it('round-trips any r‖s and agrees with node:crypto on the DER form', () => {
+    const key = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const message = new TextEncoder().encode('message');
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 64, maxLength: 64 }), (raw) => {
+        expect(hex(ecdsaDerToRaw(ecdsaRawToDer(raw)))).toBe(hex(raw));
+      }),
+      { numRuns: 300 },
+    );
+    for (let i = 0; i < 20; i++) {
+      const raw = new Uint8Array(cryptoSign('sha256', message, { key: key.privateKey, dsaEncoding: 'ieee-p1363' }));
+      expect(cryptoVerify('sha256', message, key.publicKey, ecdsaRawToDer(raw))).toBe(true);
+    }
   });
 
   it('sha256Chunks hashes the concatenation', () => {
