@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { finishPades, preparePades } from '../../../src/pades/index';
 import { createTestPki, signDigest, type TestPki } from '../../helpers/test-pki';
-import { latin1Text, makeHybridPdf, makePdf, pdfsig, pdfsigSummary, qpdf, qpdfCheck } from '../../unit/pades/_pdf-fixtures';
+import { appendCatalogUpdate, latin1Text, makeHybridPdf, makePdf, pdfsig, pdfsigSummary, qpdf, qpdfCheck } from '../../unit/pades/_pdf-fixtures';
 
 const signingTime = new Date('2026-11-22T10:00:00Z');
 
@@ -27,6 +27,7 @@ describe('invisible PAdES signature through the incremental writer', () => {
     ['qpdf object streams', async () => qpdf(await makePdf({ pages: 2 }), ['--object-streams=generate']), 'stream'],
     ['qpdf linearized', async () => qpdf(await makePdf({ pages: 3 }), ['--linearize']), 'table'],
     ['hand-written hybrid', async () => makeHybridPdf(), 'table'],
+    ['file with an earlier incremental update', async () => appendCatalogUpdate(await makePdf()), 'table'],
   ];
 
   for (const [name, build, kind] of cases) {
@@ -38,6 +39,8 @@ describe('invisible PAdES signature through the incremental writer', () => {
       expect(tail.includes('\nxref\n')).toBe(kind === 'table');
       expect(tail.includes('/Type /XRef')).toBe(kind === 'stream');
       expect(tail).not.toContain('/XRefStm');
+      // The catalog is rewritten from its newest version (the earlier update's /Lang survives).
+      if (name.startsWith('file with')) expect(tail).toContain('/Lang (es-ES)');
       const out = pdfsig(signed);
       expect(pdfsigSummary(out)).toEqual({ valid: 1, total: 1, totalDocumentSigned: 1 });
       expect(qpdfCheck(signed)).toContain('No syntax or stream encoding errors found');

@@ -127,3 +127,20 @@ export function pdfsigSummary(output: string): { valid: number; total: number; t
     totalDocumentSigned: (output.match(/Total document signed/g) ?? []).length,
   };
 }
+
+/**
+ * Appends a hand-written incremental update that rewrites the catalog (adding /Lang), the way
+ * another tool would, chained by /Prev to the file's last table (ISO 32000-1 §7.5.6).
+ */
+export function appendCatalogUpdate(pdf: Uint8Array): Uint8Array {
+  const text = latin1Text(pdf);
+  const rootNum = Number(text.match(/\/Root (\d+) 0 R/)![1]);
+  const size = Number([...text.matchAll(/\/Size (\d+)/g)].pop()![1]);
+  const prev = Number(text.slice(text.lastIndexOf('startxref') + 9).trim().split(/\s/)[0]);
+  const pagesNum = Number(text.match(/\/Pages (\d+) 0 R/)![1]);
+  const body = `${rootNum} 0 obj\n<< /Type /Catalog /Pages ${pagesNum} 0 R /Lang (es-ES) >>\nendobj\n`;
+  const start = pdf.length;
+  const xrefAt = start + body.length;
+  const tail = `${body}xref\n${rootNum} 1\n${String(start).padStart(10, '0')} 00000 n\r\ntrailer\n<< /Size ${size} /Root ${rootNum} 0 R /Prev ${prev} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+  return new Uint8Array([...pdf, ...Buffer.from(tail, 'latin1')]);
+}
