@@ -26,24 +26,28 @@ export interface LoadedPkcs11Module {
 let cachedKoffi: Koffi | undefined;
 
 /**
- * Places koffi may live, tried in order. A plain `require('koffi')` is not enough:
- * - in the esbuild bundle (`dist/localsign.cjs`) koffi is external and sits in the node_modules
- *   next to the bundle, found from the running script (`process.argv[1]`);
- * - in a Node single executable `require()` only loads built-ins (nodejs/node
- *   doc/api/single-executable-applications.md), so we build a full require with
- *   `createRequire(process.execPath)` that finds `<dir of executable>/node_modules/koffi`, or the
- *   flat layout `<dir of executable>/koffi/` an installer may ship;
- * - from source (vitest, tsc output) `import.meta.url` resolves the project's node_modules.
- *   esbuild's CJS output turns `import.meta` into `{}`, so `url` is then simply undefined.
- * koffi then finds its prebuilt binary package (`@koromix/koffi-<os>-<arch>`) by its own require.
+ * Ways to reach koffi, tried in order; each names where it looked for the error message.
+ * - The esbuild bundle (`dist/localsign.cjs`, CJS, koffi external): the bundle's own `require`,
+ *   which resolves from the bundle's real path (also when started through an npm bin symlink)
+ *   and finds the node_modules next to it. esbuild leaves `require('koffi')` as it is.
+ * - A Node single executable: its `require()` loads built-ins only (nodejs/node
+ *   doc/api/single-executable-applications.md), so the first way throws; a full require made by
+ *   `createRequire(process.execPath)` finds `<dir of executable>/node_modules/koffi`, and the flat
+ *   layout `<dir of executable>/koffi/` is tried last.
+ * - From source (vitest, tsx), where ESM has no `require`: resolve from the entry script
+ *   (`process.argv[1]`), inside the project. We do not use `import.meta.url`: esbuild's CJS
+ *   output empties it and warns at every build.
+ * Never from the working directory: the service must not load native code from wherever it was
+ * started. koffi then loads its prebuilt binary package (`@koromix/koffi-<os>-<arch>`) itself.
  */
-function koffiCandidates(): { from: string; specifier: string }[] {
-  const list: { from: string; specifier: string }[] = [];
-  const moduleUrl: string | undefined = (import.meta as { url?: string }).url;
-  if (moduleUrl) list.push({ from: moduleUrl, specifier: 'koffi' });
-  if (process.argv[1]) list.push({ from: resolve(process.argv[1]), specifier: 'koffi' });
-  list.push({ from: process.execPath, specifier: 'koffi' });
-  list.push({ from: process.execPath, specifier: join(dirname(process.execPath), 'koffi') });
+function koffiCandidates(): { where: string; load: () => unknown }[] {
+  const list: { where: string; load: () => unknown }[] = [];
+  if (typeof require === 'function') list.push({ where: 'the bundle', load: () => require('koffi') });
+  const script = process.argv[1];
+  if (script) list.push({ where: `node_modules of ${script}`, load: () => createRequire(resolve(script))('koffi') });
+  const beside = dirname(process.execPath);
+  list.push({ where: `node_modules of ${process.execPath}`, load: () => createRequire(process.execPath)('koffi') });
+  list.push({ where: join(beside, 'koffi'), load: () => createRequire(process.execPath)(join(beside, 'koffi')) });
   return list;
 }
 
@@ -51,13 +55,13 @@ function koffiCandidates(): { from: string; specifier: string }[] {
 export function loadKoffi(): Koffi {
   if (cachedKoffi) return cachedKoffi;
   const tried: string[] = [];
-  for (const { from, specifier } of koffiCandidates()) {
+  for (const { where, load } of koffiCandidates()) {
     try {
-      const required = createRequire(from)(specifier) as Koffi & { default?: Koffi };
+      const required = load() as Koffi & { default?: Koffi };
       cachedKoffi = typeof required.load === 'function' ? required : (required.default as Koffi);
       return cachedKoffi;
     } catch (error) {
-      tried.push(`${specifier} from ${from} (${firstLine(error)})`);
+      tried.push(`${where} (${firstLine(error)})`);
     }
   }
   throw new ChipError(`cannot load koffi, the native bridge to PKCS#11 modules; tried: ${tried.join('; ')}`);
