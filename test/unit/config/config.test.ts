@@ -1,0 +1,54 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildConfig } from '../../../src/config/config';
+import type { EnvSnapshot } from '../../../src/config/env';
+import { assertPrivateHome, ensureHome } from '../../../src/config/paths';
+import { makeTmpHome } from '../../helpers/tmp-home';
+
+const env = (settings: EnvSnapshot['settings'] = {}): EnvSnapshot => ({ userHome: '/home/u', settings, readVar: () => undefined, isTty: false });
+
+describe('buildConfig', () => {
+  it('has the CONTRACT defaults', () => {
+    const c = buildConfig(env());
+    expect(c).toMatchObject({
+      home: '/home/u/.localsign',
+      host: '127.0.0.1',
+      port: 8300,
+      maxBodyBytes: 268435456,
+      requestTimeoutMs: 600_000,
+      retentionMs: 7 * 24 * 3600 * 1000,
+      retentionMaxResults: 10_000,
+      tsaUrl: null,
+    });
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('takes env over defaults and flags over env', () => {
+    const c = buildConfig(env({ host: '::1', port: '9000', home: '/srv/ls', tsaUrl: 'http://tsa', requestTimeout: '5' }), { port: '9100' });
+    expect(c).toMatchObject({ host: '::1', port: 9100, home: '/srv/ls', tsaUrl: 'http://tsa', requestTimeoutMs: 5000 });
+  });
+
+  it('refuses a malformed port, naming it', () => {
+    expect(() => buildConfig(env({ port: '80a' }))).toThrow('port must be an integer from 0 to 65535, got "80a"');
+    expect(() => buildConfig(env(), { port: '70000' })).toThrow(/port must be an integer/);
+  });
+});
+
+describe('config dir permissions', () => {
+  let tmp: ReturnType<typeof makeTmpHome>;
+  afterEach(() => tmp.cleanup());
+
+  it('creates 0700 and refuses a dir or secret file others can read, naming the fix', () => {
+    tmp = makeTmpHome();
+    const home = join(tmp.home, 'h');
+    ensureHome(home);
+    expect(() => assertPrivateHome(home)).not.toThrow();
+    chmodSync(home, 0o755);
+    expect(() => assertPrivateHome(home)).toThrow(`${home} is accessible by other users (mode 755); fix it with: chmod 700 ${home}`);
+    chmodSync(home, 0o700);
+    writeFileSync(join(home, 'wrappers.json'), '{}', { mode: 0o644 });
+    expect(() => assertPrivateHome(home)).toThrow(`fix it with: chmod 600 ${join(home, 'wrappers.json')}`);
+    mkdirSync(join(home, 'x'));
+  });
+});

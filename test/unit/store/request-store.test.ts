@@ -1,0 +1,107 @@
+import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RequestStore, type RequestEntry } from '../../../src/store/request-store';
+import { makeTmpHome } from '../../helpers/tmp-home';
+
+const entry = (id: string, created: string): RequestEntry => ({
+  request_id: id,
+  kind: 'blockchain',
+  status: 'PENDING',
+  credential_key: 'cred',
+  wrapper_key: 'wrp_x',
+  created_at: created,
+  completed_at: null,
+  params: { tx_hash: 'ab'.repeat(32), chain_id: null },
+});
+
+describe('RequestStore', () => {
+  let home: ReturnType<typeof makeTmpHome>;
+  let journal: string;
+  beforeEach(() => {
+    home = makeTmpHome();
+    journal = join(home.home, 'requests.jsonl');
+  });
+  afterEach(() => home.cleanup());
+
+  it('persists transitions and replays them after reopening', async () => {
+    const a = new RequestStore(journal, home.home);
+    await a.create(entry('req_1', '2026-11-22T10:00:00.000Z'));
+    await a.create(entry('req_2', '2026-11-22T10:00:01.000Z'));
+    await a.markDone('req_1', '2026-11-22T10:00:02.000Z', { v: 27 });
+    await a.markError('req_2', '2026-11-22T10:00:03.000Z', 'boom', 'err_1');
+    await a.close();
+    const b = new RequestStore(journal, home.home);
+    expect(b.get('req_1')).toMatchObject({ status: 'DONE', completed_at: '2026-11-22T10:00:02.000Z', result: { v: 27 } });
+    expect(b.get('req_2')).toMatchObject({ status: 'ERROR', error: 'boom', error_id: 'err_1' });
+    await b.close();
+  });
+
+  it('keeps the first final transition (a late timeout cannot overwrite DONE)', async () => {
+    const s = new RequestStore(journal, home.home);
+    await s.create(entry('req_1', '2026-11-22T10:00:00.000Z'));
+    await Promise.all([s.markDone('req_1', 't1', { v: 28 }), s.markError('req_1', 't2', 'timeout', 'err_2')]);
+    expect(s.get('req_1')!.status).toBe('DONE');
+    await s.close();
+    const again = new RequestStore(journal, home.home);
+    expect(again.get('req_1')!.status).toBe('DONE');
+    await again.close();
+  });
+
+  it('lists newest first with creation order breaking ties, lazily', async () => {
+    const s = new RequestStore(journal, home.home);
+    for (let i = 0; i < 5; i += 1) await s.create(entry(`req_${i}`, '2026-11-22T10:00:00.000Z'));
+    expect(s.list(3).map((e) => e.request_id)).toEqual(['req_4', 'req_3', 'req_2']);
+    await s.remove(['req_3']);
+    expect(s.list(10).map((e) => e.request_id)).toEqual(['req_4', 'req_2', 'req_1', 'req_0']);
+    await s.close();
+  });
+
+  it('ignores a torn last line left by a crash mid-write', async () => {
+    const s = new RequestStore(journal, home.home);
+    await s.create(entry('req_1', '2026-11-22T10:00:00.000Z'));
+    await s.close();
+    appendFileSync(journal, '{"t":"d","id":"req_1","at":"x","res');
+    const again = new RequestStore(journal, home.home);
+    expect(again.get('req_1')!.status).toBe('PENDING');
+    await again.close();
+  });
+
+  it('compaction rewrites only live entries', async () => {
+    const s = new RequestStore(journal, home.home);
+    for (let i = 0; i < 20; i += 1) {
+      await s.create(entry(`req_${i}`, '2026-11-22T10:00:00.000Z'));
+      await s.markDone(`req_${i}`, 'at', { i });
+    }
+    await s.remove(Array.from({ length: 10 }, (_, i) => `req_${i}`));
+    expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(41);
+    await s.compact();
+    const lines = readFileSync(journal, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(10);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ t: 'c', e: { request_id: 'req_10', status: 'DONE', result: { i: 10 } } });
+    await s.create(entry('req_new', 'later'));
+    await s.close();
+    const again = new RequestStore(journal, home.home);
+    expect(again.size).toBe(11);
+    await again.close();
+  });
+
+  it('stores result documents as files beside the journal and removes them with the entry', async () => {
+    const s = new RequestStore(journal, home.home);
+    await s.create(entry('req_1', '2026-11-22T10:00:00.000Z'));
+    s.writeResult('req_1', new Uint8Array([37, 80, 68, 70]));
+    expect(s.readResult('req_1')!.toString()).toBe('%PDF');
+    expect(readFileSync(journal, 'utf8')).not.toContain('%PDF');
+    await s.remove(['req_1']);
+    expect(s.readResult('req_1')).toBeNull();
+    await s.close();
+  });
+
+  it('starts empty when there is no journal yet', async () => {
+    writeFileSync(join(home.home, 'other'), '');
+    const s = new RequestStore(journal, home.home);
+    expect(s.size).toBe(0);
+    expect(s.list(5)).toEqual([]);
+    await s.close();
+  });
+});
