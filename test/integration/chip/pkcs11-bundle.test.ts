@@ -47,7 +47,7 @@ async function placeBundle(file: string): Promise<void> {
 }
 
 async function runBundle(node: string, bundle: string): Promise<unknown> {
-  const env = { ...token.env, LOCALSIGN_TEST_PIN: token.pin };
+  const env: NodeJS.ProcessEnv = { ...token.env, LOCALSIGN_TEST_PIN: token.pin };
   delete env.NODE_PATH;
   const { stdout } = await run(node, [bundle, token.modulePath, token.label], { cwd: dir, env });
   return JSON.parse(stdout.trim());
