@@ -12,7 +12,7 @@ import { p256 } from '@noble/curves/nist.js';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { checkPdf, finishPades, preparePades } from '../../src/pades';
 import { ecdsaRawToDer } from '../../src/pades/cms';
-import type { PreparedPades } from '../../src/pades/types';
+import type { PadesPrepareInput, PreparedPades } from '../../src/pades/types';
 
 export const CORPUS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'vectors', 'pdf');
 
@@ -106,9 +106,10 @@ export const CORPUS_SIGNING = {
 export async function signWithEngine(
   pdf: Uint8Array,
   key: { chain: Uint8Array[]; signerKeyPem: string; algorithm: 'rsa' | 'p256' },
+  extra: Pick<PadesPrepareInput, 'stamp'> = {},
 ): Promise<{ output: Uint8Array; prepared: PreparedPades }> {
   checkPdf(pdf);
-  const prepared = await preparePades({ pdf, certificateChain: key.chain, ...CORPUS_SIGNING });
+  const prepared = await preparePades({ pdf, certificateChain: key.chain, ...CORPUS_SIGNING, ...extra });
   let signature: Uint8Array;
   if (key.algorithm === 'rsa') {
     // A chip's CKM_RSA_PKCS: PKCS#1 v1.5 padding over DigestInfo(SHA-256) ‖ digest.

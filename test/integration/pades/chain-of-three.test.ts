@@ -10,9 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSignatureDictionaries } from '../../../src/pades/lint';
+import type { StampSpec } from '../../../src/pades/types';
 import { CORPUS_DIR, signWithEngine } from '../../helpers/pdf-corpus';
 import { extractCms, inspectSignedPdf, opensslCmsVerify } from '../../helpers/pdf-tools';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';
+
+const STAMP: StampSpec = {
+  page: 'first', x: 40, y: 40, width: 220, height: 60,
+  lines: [{ text: 'Signed by Chain Signer P-256', size: 10 }, { text: 'Reason: Corpus', size: 8 }],
+};
 
 let rsa: TestPki;
 let p256: TestPki;
@@ -32,13 +38,14 @@ describe('three signatures in a row', () => {
   it.each(['pdflib-xref-table.pdf', 'qpdf-object-streams.pdf', 'hand-hybrid-xref.pdf'])('%s', async (name) => {
     const steps = [
       { pki: () => rsa, algorithm: 'rsa' as const },
-      { pki: () => p256, algorithm: 'p256' as const },
+      // The middle one is visible: its widget and appearance stream must not disturb the others.
+      { pki: () => p256, algorithm: 'p256' as const, stamp: STAMP },
       { pki: () => rsa, algorithm: 'rsa' as const },
     ];
     const revisions: Uint8Array[] = [new Uint8Array(readFileSync(join(CORPUS_DIR, name)))];
     for (const [i, step] of steps.entries()) {
       const input = revisions[i]!;
-      const { output } = await signWithEngine(input, { ...step.pki(), algorithm: step.algorithm });
+      const { output } = await signWithEngine(input, { ...step.pki(), algorithm: step.algorithm }, { stamp: step.stamp ?? null });
       expect(Buffer.compare(output.subarray(0, input.length), input), `step ${i + 1} keeps its input as prefix`).toBe(0);
       revisions.push(output);
     }
@@ -59,6 +66,8 @@ describe('three signatures in a row', () => {
     expect(report.lint).toEqual({ ok: true, problems: [], signatures: 3 });
 
     expect(findSignatureDictionaries(final)).toHaveLength(3);
+    // The stamp's widget spans x..x+width, y..y+height (ISO 32000-1 §12.5.2 /Rect).
+    expect(Buffer.from(final).toString('latin1').match(/\/Rect\s*\[\s*40\s+40\s+260\s+100\s*\]/g)).toHaveLength(1);
     for (const [i, step] of steps.entries()) {
       const { cms, signedBytes } = extractCms(final, i);
       const verdict = await opensslCmsVerify(cms, signedBytes, step.pki().caCertPath);
