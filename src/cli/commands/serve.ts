@@ -36,10 +36,22 @@ async function prepareDemo(ctx: AppContext): Promise<void> {
     'Demo application key (embedded platform, software chip, demo test CA: not trusted for real use):',
     `  export LOCALSIGN_KEY=${record.key}`,
     `  export LOCALSIGN_SECRET=${secret}`,
+    ...demoCredentialExports(ctx),
     'Credentials:',
     ...ctx.cache.get().credentials.map((c) => `  ${c.credential_key}  ${c.type.padEnd(5)}  ${c.name}${c.address ? `  ${c.address}` : ''}`),
   ];
   process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** Copy-paste lines for the README walk-through: the first PAdES and the first EVM credential. */
+function demoCredentialExports(ctx: AppContext): string[] {
+  const creds = ctx.cache.get().credentials;
+  const pades = creds.find((c) => c.type === 'pades');
+  const evm = creds.find((c) => c.type === 'evm');
+  return [
+    ...(pades ? [`  export LOCALSIGN_PADES_CREDENTIAL=${pades.credential_key}`] : []),
+    ...(evm ? [`  export LOCALSIGN_EVM_CREDENTIAL=${evm.credential_key}`] : []),
+  ];
 }
 
 export const serveCommand = defineCommand({
