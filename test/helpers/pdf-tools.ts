@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import forge from 'node-forge';
 import { byteRangeOf, findSignatureDictionaries, lintPadesBaselineB, type PadesLintResult } from '../../src/pades/lint';
 
 const INSTALL_HINT: Record<string, string> = {
@@ -164,14 +165,11 @@ export function extractCms(pdf: Uint8Array, index: number): ExtractedSignature {
   return { cms: new Uint8Array(padded.subarray(0, derLength(padded))), signedBytes, byteRange: br };
 }
 
-/** Total length of the DER object at the start of `b` (X.690 §8.1.3, definite lengths). */
+/** Length of the (DER or BER indefinite-length) object at the start of `b`: what forge consumes. */
 function derLength(b: Uint8Array): number {
-  const first = b[1] ?? 0;
-  if (first < 0x80) return 2 + first;
-  const n = first & 0x7f;
-  let len = 0;
-  for (let i = 0; i < n; i++) len = len * 256 + (b[2 + i] ?? 0);
-  return 2 + n + len;
+  const buf = forge.util.createBuffer(Buffer.from(b).toString('latin1'));
+  forge.asn1.fromDer(buf, { parseAllBytes: false, decodeBitStrings: false } as never);
+  return b.length - buf.length();
 }
 
 /**
