@@ -1,0 +1,31 @@
+import { describe, it, expect, beforeAll } from 'vitest';
+import { checkPdf, finishPades, preparePades, verifyPades } from '../../../src/pades/index';
+import { createTestPki, signDigest, type TestPki } from '../../helpers/test-pki';
+import { listCommittedCorpus } from '../../helpers/pdf-corpus';
+import { pdfsig, pdfsigSummary, qpdfCheck } from '../../unit/pades/_pdf-fixtures';
+
+describe('the writer on the committed real-world corpus', () => {
+  let pki: TestPki;
+  beforeAll(async () => {
+    pki = await createTestPki({ algorithm: 'rsa' });
+  });
+
+  for (const { name, bytes } of listCommittedCorpus()) {
+    it(`signs ${name}; every earlier signature stays valid`, async () => {
+      const before = checkPdf(bytes);
+      const prepared = await preparePades({ pdf: bytes, certificateChain: pki.chain, signingTime: new Date('2026-11-22T10:00:00Z'), reason: 'corpus' });
+      const signed = finishPades(prepared, signDigest(pki.signerKeyPem, 'rsa', prepared.digest));
+      expect(Buffer.from(signed.subarray(0, bytes.length)).equals(Buffer.from(bytes))).toBe(true);
+      // No corpus file has a SignatureN field yet, so the first free name is always Signature1.
+      expect(verifyPades(signed).fieldName).toBe('Signature1');
+      const after = checkPdf(signed);
+      expect(after.signatureCount).toBe(before.signatureCount + 1);
+      expect(after.xrefKind).toBe(before.xrefKind === 'hybrid' ? 'table' : before.xrefKind);
+      // pdfsig also lists empty signature fields (hand-signature-field.pdf has one), never valid.
+      const fieldsBefore = pdfsigSummary(pdfsig(bytes)).total;
+      const summary = pdfsigSummary(pdfsig(signed));
+      expect(summary).toEqual({ valid: before.signatureCount + 1, total: fieldsBefore + 1, totalDocumentSigned: 1 });
+      expect(qpdfCheck(signed)).toContain('No syntax or stream encoding errors found');
+    });
+  }
+});
