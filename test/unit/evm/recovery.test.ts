@@ -1,3 +1,4 @@
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { recoverAddress as ethersRecoverAddress, Signature } from 'ethers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +11,6 @@ import {
   SECP256K1_N,
   signDigestSecp256k1,
 } from '../../../src/evm';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { digestArb, hexToBytes, loadEvmVector, secretKeyArb, type Eip155Example } from './_vectors';
 
 const eip155 = loadEvmVector<Eip155Example>('eip155-example.json');

@@ -1,3 +1,4 @@
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { SigningKey, sha256, toUtf8Bytes } from 'ethers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +12,6 @@ import {
   SECP256K1_N,
   signDigestSecp256k1,
 } from '../../../src/evm';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import {
   digestArb,
   hexToBytes,
