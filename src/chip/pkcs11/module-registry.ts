@@ -28,6 +28,8 @@ interface Entry {
   refs: number;
   /** False when someone else in the process initialised the module: then we never finalize it. */
   ownsInitialization: boolean;
+  /** The C_Finalize + C_Initialize in progress, if any. */
+  rescan: Promise<void> | null;
 }
 
 const entries = new Map<string, Promise<Entry>>();
@@ -55,7 +57,7 @@ async function initialize(api: Pkcs11Api): Promise<boolean> {
 async function open(path: string): Promise<Entry> {
   const api = await bindFunctionList(loadPkcs11Module(path));
   const ownsInitialization = await initialize(api);
-  return { api, refs: 0, ownsInitialization };
+  return { api, refs: 0, ownsInitialization, rescan: null };
 }
 
 /** Loads and initialises the module at `path` once, and counts one more user of it. */
@@ -72,11 +74,18 @@ export async function acquirePkcs11Module(path: string): Promise<Pkcs11Module> {
   let released = false;
   return {
     api: entry.api,
-    async reinitialize() {
-      // C_Finalize may answer CKR_CRYPTOKI_NOT_INITIALIZED when an earlier rescan failed half way;
-      // the C_Initialize that follows is what matters.
-      await entry.api.call('C_Finalize', null);
-      entry.ownsInitialization = await initialize(entry.api);
+    reinitialize() {
+      // Chips that lose their sessions together (the rescan of one invalidates the others) share
+      // one rescan instead of finalising each other's fresh initialisation in turn.
+      entry.rescan ??= (async () => {
+        // C_Finalize may answer CKR_CRYPTOKI_NOT_INITIALIZED when an earlier rescan failed half
+        // way; the C_Initialize that follows is what matters.
+        await entry.api.call('C_Finalize', null);
+        entry.ownsInitialization = await initialize(entry.api);
+      })().finally(() => {
+        entry.rescan = null;
+      });
+      return entry.rescan;
     },
     async release() {
       if (released) return;

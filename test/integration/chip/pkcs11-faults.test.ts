@@ -170,4 +170,26 @@ describe('device faults and recovery', () => {
     expect((await chip.listKeys()).map((k) => k.id)).toEqual(['03']);
     await chip.close();
   });
+
+  it('two chips on one module both recover: the rescan of one invalidates the other, which reconnects', async () => {
+    const first = await open();
+    const second = await open();
+    const [key] = await first.listKeys();
+    const digest = new Uint8Array(32).fill(0x33);
+    await token.unplug();
+    try {
+      await chipErrorOf(first.signDigest('03', digest));
+      await chipErrorOf(second.signDigest('03', digest));
+    } finally {
+      await token.plug();
+    }
+    const both = await Promise.all([first.signDigest('03', digest), second.signDigest('03', digest)]);
+    for (const signature of both) {
+      expect(secp256k1.verify(signature, digest, key?.publicKey ?? new Uint8Array(), { prehash: false, lowS: false })).toBe(true);
+    }
+    // Closing one leaves the module initialised for the other.
+    await first.close();
+    expect((await second.signDigest('03', digest)).length).toBe(64);
+    await second.close();
+  });
 });

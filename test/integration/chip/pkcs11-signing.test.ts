@@ -72,10 +72,12 @@ describe('listKeys', () => {
     expect(k.chain).toEqual([]);
     expect(k.publicKey.length).toBe(65);
     expect(k.publicKey[0]).toBe(0x04);
-    // pkcs11-tool prints the same point (DER OCTET STRING 0441 + point) for the public key object.
-    const { stdout } = await token.pkcs11Tool(['--list-objects', '--type', 'pubkey', '--id', '03']);
-    const printed = /EC_POINT:\s*([0-9a-f]+)/iu.exec(stdout)?.[1];
-    expect(printed).toBe(`0441${Buffer.from(k.publicKey).toString('hex')}`);
+    // pkcs11-tool prints the same point (DER OCTET STRING 0441 + point) for the public key
+    // object with ID 03 (it lists every public key; --id does not filter --list-objects).
+    const { stdout } = await token.pkcs11Tool(['--list-objects', '--type', 'pubkey']);
+    const block = stdout.split('Public Key Object').find((b) => /\n\s*ID:\s*03\s*\n/u.test(b)) ?? '';
+    expect(/EC_PARAMS:\s*([0-9a-f]+)/iu.exec(block)?.[1]).toBe('06052b8104000a');
+    expect(/EC_POINT:\s*([0-9a-f]+)/iu.exec(block)?.[1]).toBe(`0441${Buffer.from(k.publicKey).toString('hex')}`);
   });
 });
 
