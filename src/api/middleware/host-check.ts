@@ -14,6 +14,14 @@ export function hostName(header: string): string {
   return colon < 0 ? h : h.slice(0, colon);
 }
 
+function urlAuthority(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}
+
 /**
  * Loopback is not a boundary: a web page can reach 127.0.0.1 through DNS rebinding (its own name
  * resolving to 127.0.0.1) or send cross-origin requests. CONTRACT: any Host other than loopback
@@ -24,7 +32,9 @@ export function hostCheck(o: { allowHosts: readonly string[]; allowOrigins: read
   const origins = new Set(o.allowOrigins.map((x) => x.toLowerCase().replace(/\/$/, '')));
   return async (c, next) => {
     const host = c.req.header('host');
-    if (!host || !hosts.has(hostName(host))) {
+    // RFC 9112 §3.2.2: an absolute-form request-target's authority replaces the Host header, and
+    // @hono/node-server builds the request URL from it; so both must be served names.
+    if (!host || !hosts.has(hostName(host)) || !hosts.has(hostName(urlAuthority(c.req.url)))) {
       throw new LocalsignError('forbidden', 'this Host is not served; only loopback names and --allow-host names are', { type: 'host' });
     }
     const origin = c.req.header('origin');
