@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
 import { configFromArgs } from '../settings';
-import { printData } from '../output';
+import { LocalsignError } from '../../errors/errors';
+import { failLine, printData } from '../output';
 
 export const statusCommand = defineCommand({
   meta: { name: 'status', description: "Ask the running service's /health; exit 1 when it is down" },
@@ -22,11 +23,14 @@ export const statusCommand = defineCommand({
       health = null;
     }
     const out = { ...(health ?? {}), reachable: health !== null, url, config_dir: config.home };
+    if (!health) {
+      // CONTRACT "Command line": a failure is one line on stderr; --json still gets its object.
+      if (args.json) printData(true, out, () => '');
+      process.exitCode = failLine(new LocalsignError('upstream', `localsign is not reachable at ${url} (config dir ${config.home})`));
+      return;
+    }
     printData(Boolean(args.json), out, () =>
-      health
-        ? `localsign ${String(health.version)} (${String(health.commit)}) at ${url}: paired=${String(health.paired)} tenant=${String(health.tenant_id)} credentials=${String((health.cache as { credentials?: number })?.credentials)} designs=${String((health.cache as { designs?: number })?.designs)}; config dir ${config.home}`
-        : `localsign is not reachable at ${url}; config dir ${config.home}`,
+      `localsign ${String(health.version)} (${String(health.commit)}) at ${url}: paired=${String(health.paired)} tenant=${String(health.tenant_id)} credentials=${String((health.cache as { credentials?: number })?.credentials)} designs=${String((health.cache as { designs?: number })?.designs)}; config dir ${config.home}`,
     );
-    if (!health) process.exitCode = 1;
   },
 });
