@@ -7,7 +7,7 @@ import { LocalsignError } from '../errors/errors';
  */
 export async function confirm(question: string, o: { yes: boolean; isTty: boolean }): Promise<boolean> {
   if (o.yes) return true;
-  if (!o.isTty) throw new LocalsignError('invalid', 'confirmation needed but stdin is not a terminal; re-run with --yes to proceed');
+  assertConfirmable(o);
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await rl.question(`${question} [y/N] `);
@@ -15,4 +15,9 @@ export async function confirm(question: string, o: { yes: boolean; isTty: boolea
   } finally {
     rl.close();
   }
+}
+
+/** Lets a command fail before printing anything: a failure is one line on stderr (CONTRACT "Command line"). */
+export function assertConfirmable(o: { yes: boolean; isTty: boolean }): void {
+  if (!o.yes && !o.isTty) throw new LocalsignError('invalid', 'confirmation needed but stdin is not a terminal; re-run with --yes to proceed');
 }
