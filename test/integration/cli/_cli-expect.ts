@@ -1,0 +1,35 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import type { CliResult } from '../../helpers/cli';
+
+/**
+ * CONTRACT "Command line": a failure exits non-zero with ONE line on stderr and never a traceback.
+ * Returns that line so the caller can assert what it says.
+ */
+export function expectOneLineFailure(r: CliResult, status = 1): string {
+  const lines = r.stderr.split('\n').filter((l) => l.trim() !== '');
+  expect({ status: r.status, lines }).toEqual({ status, lines: [expect.any(String)] });
+  expect(r.stderr).not.toMatch(/^\s{2,}at /m);
+  expect(r.stderr).not.toContain('\u001b['); // NO_COLOR and stderr is a pipe: no escape codes
+  return lines[0]!;
+}
+
+/** Every entry under `dir` with its permission bits, relative names, sorted. */
+export function walkModes(dir: string, prefix = ''): { path: string; dir: boolean; mode: number }[] {
+  const out: { path: string; dir: boolean; mode: number }[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const full = join(dir, name);
+    const st = statSync(full);
+    out.push({ path: prefix + name, dir: st.isDirectory(), mode: st.mode & 0o777 });
+    if (st.isDirectory()) out.push(...walkModes(full, `${prefix}${name}/`));
+  }
+  return out;
+}
+
+/** Names of the files under `dir` whose bytes contain `needle`. */
+export function filesContaining(dir: string, needle: string): string[] {
+  return walkModes(dir)
+    .filter((e) => !e.dir && readFileSync(join(dir, e.path)).includes(needle))
+    .map((e) => e.path);
+}
