@@ -37,7 +37,10 @@ export async function preparePades(input: PadesPrepareInput): Promise<PreparedPa
   // so the stamp module can register its font, image and form there (it never saves anything).
   const doc = await PDFDocument.create({ updateMetadata: false });
   const context = doc.context;
-  context.largestObjectNumber = Math.max(context.largestObjectNumber, reader.xref.size - 1);
+  // Some writers list objects at or above /Size; numbering past every listed one avoids a clash.
+  let highest = reader.xref.size - 1;
+  for (const num of reader.xref.entries.keys()) if (num > highest) highest = num;
+  context.largestObjectNumber = Math.max(context.largestObjectNumber, highest);
   const firstNew = context.largestObjectNumber + 1;
 
   const page = findPage(reader, info.catalog, input.stamp?.page ?? 'first');

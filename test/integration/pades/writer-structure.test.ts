@@ -3,7 +3,7 @@ import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, PDFString } from 'pdf-
 import { finishPades, preparePades, verifyPades } from '../../../src/pades/index';
 import { PdfInputError, SigningError } from '../../../src/errors/errors';
 import { createTestPki, signDigest, type TestPki } from '../../helpers/test-pki';
-import { latin1Text, makePdf, pdfsig, pdfsigSummary, qpdf, qpdfCheck } from '../../unit/pades/_pdf-fixtures';
+import { latin1Text, makePdf, patchText, pdfsig, pdfsigSummary, qpdf, qpdfCheck } from '../../unit/pades/_pdf-fixtures';
 
 const signingTime = new Date('2026-11-22T10:00:00Z');
 
@@ -82,6 +82,21 @@ describe('signature field structure', () => {
     expect(ids[1]![1]!.toLowerCase()).toBe(ids[0]![1]!.toLowerCase());
     expect(ids[1]![2]).not.toBe(ids[0]![2]);
     expect(pdfsigSummary(pdfsig(signed))).toEqual({ valid: 1, total: 1, totalDocumentSigned: 1 });
+  });
+
+  it('numbers new objects past every listed one when /Size is too small', async () => {
+    const pdf = await makePdf();
+    const size = latin1Text(pdf).match(/\/Size (\d+)/)![1]!;
+    expect(size.length).toBe(1);
+    const input = patchText(pdf, `/Size ${size}`, '/Size 3');
+    const signed = await sign(input, pki);
+    const tail = latin1Text(signed.subarray(input.length));
+    // The new objects: appearance form (/BBox first), signature, widget, AcroForm (/Fields first).
+    const created = [...tail.matchAll(/(\d+) 0 obj\n<<\n\/(?:BBox|Type \/Sig|Type \/Annot|Fields)/g)].map((m) => Number(m[1]));
+    expect(created.length).toBe(4);
+    for (const num of created) expect(num).toBeGreaterThanOrEqual(Number(size));
+    expect(pdfsigSummary(pdfsig(signed))).toEqual({ valid: 1, total: 1, totalDocumentSigned: 1 });
+    expect(qpdfCheck(signed)).toContain('No syntax or stream encoding errors found');
   });
 
   it('signs a PDF certified with DocMDP P=2', async () => {
