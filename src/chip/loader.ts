@@ -5,7 +5,7 @@
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type * as KoffiModule from 'koffi';
 import { ChipError } from '../errors/errors';
 
@@ -43,8 +43,10 @@ let cachedKoffi: Koffi | undefined;
 function koffiCandidates(): { where: string; load: () => unknown }[] {
   const list: { where: string; load: () => unknown }[] = [];
   if (typeof require === 'function') list.push({ where: 'the bundle', load: () => require('koffi') });
+  // Node makes a script's argv[1] absolute; a relative one is a single executable repeating its
+  // argv[0] as typed ("localsign"), which would resolve from the working directory.
   const script = process.argv[1];
-  if (script) list.push({ where: `node_modules of ${script}`, load: () => createRequire(resolve(script))('koffi') });
+  if (script && isAbsolute(script)) list.push({ where: `node_modules of ${script}`, load: () => createRequire(script)('koffi') });
   const beside = dirname(process.execPath);
   list.push({ where: `node_modules of ${process.execPath}`, load: () => createRequire(process.execPath)('koffi') });
   list.push({ where: join(beside, 'koffi'), load: () => createRequire(process.execPath)(join(beside, 'koffi')) });

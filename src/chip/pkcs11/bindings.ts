@@ -131,10 +131,15 @@ export async function bindFunctionList(module: LoadedPkcs11Module): Promise<Pkcs
     call(name, ...args) {
       const fn = functions.get(name) as KoffiFunction;
       return new Promise<number>((resolvePromise, reject) => {
-        fn.async(...args, (error: unknown, rv: number | bigint) => {
-          if (error) reject(new ChipError(`${name} could not be called: ${String(error)}`, { cause: error }));
-          else resolvePromise(Number(rv));
-        });
+        const fail = (error: unknown) => reject(new ChipError(`${name} could not be called: ${String(error)}`, { cause: error }));
+        try {
+          fn.async(...args, (error: unknown, rv: number | bigint) => {
+            if (error) fail(error);
+            else resolvePromise(Number(rv));
+          });
+        } catch (error) {
+          fail(error); // koffi refused the arguments or its async queue is full (max_async_calls)
+        }
       });
     },
   };

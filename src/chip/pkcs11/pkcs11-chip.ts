@@ -11,7 +11,8 @@ import { readKeyInventory } from './key-inventory';
 import { acquirePkcs11Module, type Pkcs11Module } from './module-registry';
 import { isSessionLost } from './return-codes';
 import { SerialQueue } from './serial-queue';
-import { TokenNotPresentError, TokenSession } from './token-session';
+import { TokenNotPresentError } from './token-discovery';
+import { TokenSession } from './token-session';
 
 export interface Pkcs11ChipOptions {
   /** Path of the vendor's PKCS#11 shared library (.so, .dylib, .dll). */

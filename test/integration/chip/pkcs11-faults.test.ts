@@ -11,7 +11,7 @@ import { ChipError } from '../../../src/errors/errors';
 import { loadPkcs11Module } from '../../../src/chip/loader';
 import { bindFunctionList } from '../../../src/chip/pkcs11/bindings';
 import { createPkcs11Chip } from '../../../src/chip/pkcs11';
-import { findToken } from '../../../src/chip/pkcs11/token-session';
+import { findToken } from '../../../src/chip/pkcs11/token-discovery';
 import type { Chip } from '../../../src/chip/types';
 import { createSoftHsmToken, type SoftHsmToken } from '../../helpers/softhsm';
 
