@@ -3,7 +3,7 @@ import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from 'p
 import { finishPades, preparePades, verifyPades } from '../../../src/pades/index';
 import type { StampSpec } from '../../../src/pades/types';
 import { createTestPki, signDigest, type TestPki } from '../../helpers/test-pki';
-import { makePdf, pdfsig, pdfsigSummary, qpdf, qpdfCheck, runTool, tmpFile } from '../../unit/pades/_pdf-fixtures';
+import { latin1Text, makeNestedPageTreePdf, makePdf, pdfsig, pdfsigSummary, qpdf, qpdfCheck, runTool, tmpFile } from '../../unit/pades/_pdf-fixtures';
 
 const stamp = (page: StampSpec['page']): StampSpec => ({
   page, x: 300, y: 50, width: 220, height: 60,
@@ -48,4 +48,16 @@ describe('visible signature with the stamp appearance', () => {
       expect(text).toContain('Signed by Test Signer');
     });
   }
+
+  it('finds page 4 of a nested page tree and rewrites only that page', async () => {
+    const input = makeNestedPageTreePdf();
+    const prepared = await preparePades({ pdf: input, certificateChain: pki.chain, signingTime: new Date('2026-11-22T10:00:00Z'), stamp: stamp(4) });
+    const signed = finishPades(prepared, signDigest(pki.signerKeyPem, 'p256', prepared.digest));
+    const tail = latin1Text(signed.subarray(input.length));
+    expect(tail).toMatch(/\n13 0 obj\n<<\n\/Type \/Page\n\/Parent 4 0 R\n\/Annots \[ \d+ 0 R \]\n>>/);
+    expect(tail).toMatch(/\/P 13 0 R\n/);
+    expect(tail).not.toMatch(/\n1[0124] 0 obj/);
+    expect(pdfsigSummary(pdfsig(signed))).toEqual({ valid: 1, total: 1, totalDocumentSigned: 1 });
+    expect(qpdfCheck(signed)).toContain('No syntax or stream encoding errors found');
+  });
 });

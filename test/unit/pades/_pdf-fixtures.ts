@@ -144,3 +144,31 @@ export function appendCatalogUpdate(pdf: Uint8Array): Uint8Array {
   const tail = `${body}xref\n${rootNum} 1\n${String(start).padStart(10, '0')} 00000 n\r\ntrailer\n<< /Size ${size} /Root ${rootNum} 0 R /Prev ${prev} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
   return new Uint8Array([...pdf, ...Buffer.from(tail, 'latin1')]);
 }
+
+/**
+ * A page tree two levels deep (ISO 32000-1 §7.7.3.2): root 2 -> nodes 3 (pages 10, 11) and
+ * 4 (pages 12, 13, 14); page N (from 1) is object 9 + N.
+ */
+export function makeNestedPageTreePdf(): Uint8Array {
+  const objects: Record<number, string> = {
+    1: '<< /Type /Catalog /Pages 2 0 R >>',
+    2: '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 5 /MediaBox [0 0 300 300] >>',
+    3: '<< /Type /Pages /Parent 2 0 R /Kids [10 0 R 11 0 R] /Count 2 >>',
+    4: '<< /Type /Pages /Parent 2 0 R /Kids [12 0 R 13 0 R 14 0 R] /Count 3 >>',
+  };
+  for (let p = 10; p <= 14; p++) objects[p] = `<< /Type /Page /Parent ${p < 12 ? 3 : 4} 0 R >>`;
+  let out = '%PDF-1.4\n';
+  const offsets = new Map<number, number>();
+  for (const [num, body] of Object.entries(objects)) {
+    offsets.set(Number(num), out.length);
+    out += `${num} 0 obj\n${body}\nendobj\n`;
+  }
+  const xrefAt = out.length;
+  out += 'xref\n0 15\n0000000000 65535 f \n';
+  for (let n = 1; n < 15; n++) {
+    const off = offsets.get(n);
+    out += off === undefined ? '0000000000 00000 f \n' : `${String(off).padStart(10, '0')} 00000 n \n`;
+  }
+  out += `trailer\n<< /Size 15 /Root 1 0 R >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+  return new Uint8Array(Buffer.from(out, 'latin1'));
+}

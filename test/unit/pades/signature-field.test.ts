@@ -3,7 +3,7 @@ import { PDFContext } from 'pdf-lib';
 import { buildSignatureDictionary, findPage, pdfDate, pdfTextString, uniqueFieldName } from '../../../src/pades/signature-field';
 import { PdfReader } from '../../../src/pades/_pdf-reader';
 import { PdfInputError } from '../../../src/errors/errors';
-import { makePdf, qpdf } from './_pdf-fixtures';
+import { makeNestedPageTreePdf, makePdf, qpdf } from './_pdf-fixtures';
 
 describe('signature field pieces', () => {
   it('encodes text strings in PDFDocEncoding when possible, else UTF-16BE with BOM', () => {
@@ -41,6 +41,13 @@ describe('signature field pieces', () => {
     expect(() => findPage(reader, catalog, 31)).toThrow(PdfInputError);
     expect(() => findPage(reader, catalog, 31)).toThrow('stamp page 31 is beyond the page count (30)');
     expect(() => findPage(reader, catalog, 0)).toThrow('stamp page must be "first", "last" or a page number from 1, got 0');
+  });
+
+  it('descends a nested page tree by /Count to the right leaf', () => {
+    const reader = new PdfReader(makeNestedPageTreePdf());
+    const { dict: catalog } = reader.catalog();
+    expect([1, 2, 3, 4, 5].map((n) => findPage(reader, catalog, n).ref.objectNumber)).toEqual([10, 11, 12, 13, 14]);
+    expect(findPage(reader, catalog, 'last').ref.objectNumber).toBe(14);
   });
 
   it('names the first free SignatureN', async () => {
