@@ -10,8 +10,9 @@
  *
  * SoftHSM2 reads SOFTHSM2_CONF at C_Initialize. A bridge loaded in-process therefore needs
  * `process.env.SOFTHSM2_CONF = token.conf` before its first C_Initialize, and one process can
- * only use one configuration at a time: use one token per test file (vitest runs each file in its
- * own process).
+ * only use one configuration at a time: use one token per test file (vitest's default `forks`
+ * pool runs each file in its own process; in the `threads` pool, process.env does not reach the
+ * C environment and SoftHSM2 would read /etc/softhsm/softhsm2.conf instead).
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -75,6 +76,15 @@ async function tool(file: string, args: string[], env: NodeJS.ProcessEnv): Promi
 
 export async function createSoftHsmToken(options: { label?: string; keys?: TestKeyAlgorithm[] } = {}): Promise<SoftHsmToken> {
   const dir = await mkdtemp(join(tmpdir(), 'localsign-softhsm-'));
+  try {
+    return await populateToken(dir, options);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true }); // no half-made token left in /tmp
+    throw error;
+  }
+}
+
+async function populateToken(dir: string, options: { label?: string; keys?: TestKeyAlgorithm[] }): Promise<SoftHsmToken> {
   const tokenDir = join(dir, 'tokens');
   const parkedDir = join(dir, 'tokens-unplugged');
   await mkdir(tokenDir, { mode: 0o700 });
