@@ -4,6 +4,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { AppContext } from '../context';
 import { recoverPending } from '../requests/recovery';
 import { applyRetention } from '../requests/retention';
+import { preloadJobs } from '../signing/job-runner';
 import { createApp } from './app';
 
 export interface RunningService {
@@ -48,6 +49,7 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
       resolve();
     });
   });
+  setImmediate(preloadJobs);
   const address = server.address() as AddressInfo;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | null = null;

@@ -3,7 +3,6 @@ import { newRequestId } from '../../config/ids';
 import type { AppContext } from '../../context';
 import { InvalidInputError } from '../../errors/errors';
 import { decodePdfBase64 } from '../../pades/base64-repair';
-import { checkPdf } from '../../pades';
 import type { CachedDesign } from '../../store/catalog-types';
 import { assertCredentialAllowed } from '../middleware/wrapper-auth';
 import { readJsonObject } from '../middleware/read-body';
@@ -64,6 +63,8 @@ export function postPadesSign(ctx: AppContext) {
       throw new InvalidInputError('variables were given but no design applies (no design_key and the credential has no default design)');
     }
     const { pdf, repairs } = decodePdfBase64(pdfField);
+    // pdf-lib loads on the first PAdES request, not at start-up (see job-runner.ts).
+    const { checkPdf } = await import('../../pades/pdf-check');
     checkPdf(pdf);
     const requestId = newRequestId();
     if (repairs.length > 0) ctx.log.warn(`${requestId}: pdf_base64 repaired (${repairs.join(', ')})`);

@@ -2,7 +2,6 @@ import { defineCommand } from 'citty';
 import { existsSync } from 'node:fs';
 import { startService } from '../../api/server';
 import type { AppContext } from '../../context';
-import { createDemoSoftChip } from '../../platform/embedded-init';
 import { commonArgs, openContext } from '../settings';
 
 export const serveArgs = {
@@ -23,6 +22,7 @@ async function prepareDemo(ctx: AppContext): Promise<void> {
   if (!ctx.currentPairing()) {
     const now = ctx.now();
     if (!existsSync(ctx.paths.softChip) || Object.keys(ctx.embedded.get().credentials).length === 0) {
+      const { createDemoSoftChip } = await import('../../platform/embedded-init');
       const created = createDemoSoftChip(ctx.paths.softChip, now);
       ctx.embedded.replace({ chip: { kind: 'soft' }, ...created.config });
     }

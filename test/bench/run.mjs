@@ -1,0 +1,207 @@
+// npm run bench: the issue-2/3 speed and memory targets, measured against the built bundle running
+// as a real service on this machine. Never part of `npm test`. Prints one line per figure and a JSON
+// summary (also written to bench-results.json) so README figures name their source.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+
+const ROOT = resolve(new URL('.', import.meta.url).pathname, '../..');
+const BUNDLE = join(ROOT, 'dist/localsign.cjs');
+const only = process.argv.slice(2);
+const want = (name) => only.length === 0 || only.includes(name);
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+const ms = (x) => Math.round(x * 100) / 100;
+
+async function startService(home, args = []) {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []), BUNDLE, 'serve', '--port', '0', ...args], {
+    env: { ...process.env, LOCALSIGN_HOME: home, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const url = await new Promise((res, rej) => {
+    const on = (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) res(m[1]);
+    };
+    child.stdout.on('data', on);
+    child.stderr.on('data', on);
+    child.on('exit', (c) => rej(new Error(`service exited ${c}: ${out}`)));
+  });
+  const startupMs = performance.now() - t0;
+  const exports = Object.fromEntries([...out.matchAll(/export (LOCALSIGN_[A-Z_]+)=(\S+)/g)].map((m) => [m[1], m[2]]));
+  return { child, url, startupMs, exports, out: () => out };
+}
+
+function peakRssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)[1]) / 1024;
+}
+
+function client(url, exports) {
+  const headers = { 'x-wrapper-key': exports.LOCALSIGN_KEY, 'x-wrapper-secret': exports.LOCALSIGN_SECRET, 'content-type': 'application/json' };
+  return {
+    post: (path, body) => fetch(url + path, { method: 'POST', headers, body }).then((r) => r.json()),
+    get: (path) => fetch(url + path, { headers }).then((r) => r.json()),
+  };
+}
+
+async function untilDone(c, id) {
+  for (;;) {
+    const r = await c.get(`/v1/results/${id}`);
+    if (r.status !== 'PENDING') return r;
+    await new Promise((res) => setImmediate(res));
+  }
+}
+
+async function smallPdf() {
+  const d = await PDFDocument.create();
+  const p = d.addPage([595, 842]);
+  p.drawText('localsign benchmark', { x: 50, y: 780, size: 20, font: await d.embedFont(StandardFonts.Helvetica) });
+  return Buffer.from(await d.save()).toString('base64');
+}
+
+async function largePdf(targetBytes) {
+  // An uncompressed image stream makes the size without making pdf-lib slow.
+  const d = await PDFDocument.create();
+  const page = d.addPage([595, 842]);
+  const chunk = 8 * 1024 * 1024;
+  for (let made = 0; made < targetBytes; made += chunk) {
+    const stream = d.context.stream(Buffer.alloc(chunk, 0x41), { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 1, 1] });
+    d.context.register(stream);
+  }
+  page.drawText('large', { x: 50, y: 780, size: 20, font: await d.embedFont(StandardFonts.Helvetica) });
+  return Buffer.from(await d.save({ useObjectStreams: false }));
+}
+
+const summary = { machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version }, results: {} };
+const record = (name, value, target) => {
+  summary.results[name] = { value, target };
+  console.log(`${name.padEnd(34)} ${String(value).padStart(10)}   target ${target}`);
+};
+
+const home = mkdtempSync(join(tmpdir(), 'localsign-bench-'));
+try {
+  // Start-up: time from spawn to the listening line, on an already initialised home.
+  const first = await startService(home, ['--demo']);
+  const c = client(first.url, first.exports);
+  first.child.kill('SIGTERM');
+  await new Promise((r) => first.child.on('exit', r));
+  const startups = [];
+  for (let i = 0; i < 5; i += 1) {
+    const s = await startService(home);
+    startups.push(s.startupMs);
+    s.child.kill('SIGTERM');
+    await new Promise((r) => s.child.on('exit', r));
+  }
+  startups.sort((a, b) => a - b);
+  if (want('startup')) record('start-up (spawn -> listening), p50', `${ms(percentile(startups, 50))} ms`, '<= 200 ms');
+
+  const svc = await startService(home);
+  const api = client(svc.url, first.exports);
+  const pades = first.exports.LOCALSIGN_PADES_CREDENTIAL;
+  const evm = first.exports.LOCALSIGN_EVM_CREDENTIAL;
+
+  if (want('pades')) {
+    const body = JSON.stringify({ pdf_base64: await smallPdf(), credential_key: pades });
+    for (let i = 0; i < 20; i += 1) await untilDone(api, (await api.post('/v1/pades/sign', body)).request_id); // warm-up
+    const lat = [];
+    for (let i = 0; i < 200; i += 1) {
+      const t = performance.now();
+      const r = await untilDone(api, (await api.post('/v1/pades/sign', body)).request_id);
+      if (r.status !== 'DONE') throw new Error(JSON.stringify(r));
+      lat.push(performance.now() - t);
+    }
+    lat.sort((a, b) => a - b);
+    record('small PDF sign POST->DONE, p50', `${ms(percentile(lat, 50))} ms`, '<= 10 ms');
+    record('small PDF sign POST->DONE, p99', `${ms(percentile(lat, 99))} ms`, '(info)');
+  }
+
+  if (want('evm')) {
+    const clients = 64;
+    const durationMs = Number(process.env.BENCH_SECONDS ?? 10) * 1000;
+    const lat = [];
+    let done = 0;
+    const hash = () => '0x' + Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex');
+    const end = performance.now() + durationMs;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (performance.now() < end) {
+          const t = performance.now();
+          const { request_id } = await api.post('/v1/blockchain/sign', JSON.stringify({ tx_hash: hash(), credential_key: evm, chain_id: 1 }));
+          const r = await untilDone(api, request_id);
+          if (r.status !== 'DONE') throw new Error(JSON.stringify(r));
+          lat.push(performance.now() - t);
+          done += 1;
+        }
+      }),
+    );
+    const elapsed = (performance.now() - t0) / 1000;
+    lat.sort((a, b) => a - b);
+    record('EVM signatures/s at 64 clients', Math.round(done / elapsed), '>= 2000/s');
+    record('EVM POST->DONE p99 at 64 clients', `${ms(percentile(lat, 99))} ms`, '<= 25 ms');
+  }
+
+  if (want('results')) {
+    // Fill to 10,000 stored results, then time the list.
+    const have = (await api.get('/v1/results?limit=1000')).results.length;
+    let stored = have >= 1000 ? 1000 : have;
+    const target = 10_000;
+    const countAll = async () => {
+      // The API caps at 1000; count from the journal instead.
+      const lines = readFileSync(join(home, 'requests.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"t":"c"'));
+      return lines.length;
+    };
+    stored = await countAll();
+    const batch = 64;
+    while (stored < target) {
+      await Promise.all(
+        Array.from({ length: Math.min(batch, target - stored) }, () =>
+          api.post('/v1/blockchain/sign', JSON.stringify({ tx_hash: '0x' + Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex'), credential_key: evm })),
+        ),
+      );
+      stored += batch;
+    }
+    const lat = [];
+    for (let i = 0; i < 200; i += 1) {
+      const t = performance.now();
+      const r = await api.get('/v1/results');
+      lat.push(performance.now() - t);
+      if (r.results.length !== 50) throw new Error(`expected 50 results, got ${r.results.length}`);
+    }
+    lat.sort((a, b) => a - b);
+    record(`GET /v1/results (${await countAll()} stored), p50`, `${ms(percentile(lat, 50))} ms`, '<= 2 ms');
+  }
+
+  svc.child.kill('SIGTERM');
+  await new Promise((r) => svc.child.on('exit', r));
+
+  if (want('large')) {
+    const big = await largePdf(100 * 1024 * 1024);
+    const s = await startService(home, ['--max-body', String(512 * 1024 * 1024)]);
+    const a = client(s.url, first.exports);
+    const baseline = peakRssMb(s.child.pid);
+    const t = performance.now();
+    const body = JSON.stringify({ pdf_base64: big.toString('base64'), credential_key: pades });
+    const { request_id } = await a.post('/v1/pades/sign', body);
+    const r = await untilDone(a, request_id);
+    const took = performance.now() - t;
+    if (r.status !== 'DONE') throw new Error(JSON.stringify(r).slice(0, 300));
+    const peak = peakRssMb(s.child.pid);
+    record(`${Math.round(big.length / 2 ** 20)} MB PDF sign POST->DONE`, `${ms(took / 1000)} s`, 'a few seconds');
+    record('  peak RSS of the service', `${Math.round(peak)} MB`, `~3x size = ${Math.round((3 * big.length) / 2 ** 20)} MB (idle ${Math.round(baseline)} MB)`);
+    s.child.kill('SIGTERM');
+    await new Promise((res) => s.child.on('exit', res));
+  }
+  writeFileSync(join(ROOT, 'bench-results.json'), JSON.stringify(summary, null, 2) + '\n');
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}
