@@ -76,7 +76,8 @@ function tableSection(
       text += `${String(r.offset).padStart(10, '0')} ${String(r.gen).padStart(5, '0')} n\r\n`;
     }
   }
-  return encoder.encode(`${text}trailer\n${trailer.toString()}\nstartxref\n${xrefOffset}\n%%EOF\n`);
+  // latin1, not UTF-8: a literal-string /ID may hold bytes 0x80-0xFF, which must stay single bytes.
+  return new Uint8Array(Buffer.from(`${text}trailer\n${trailer.toString()}\nstartxref\n${xrefOffset}\n%%EOF\n`, 'latin1'));
 }
 
 function streamSection(

@@ -4,7 +4,7 @@ import { PdfReader } from '../../../src/pades/_pdf-reader';
 import { writeIncrementalUpdate } from '../../../src/pades/incremental-writer';
 import { readXrefChain } from '../../../src/pades/xref';
 import { checkPdf } from '../../../src/pades/pdf-check';
-import { latin1Text, makePdf, qpdfCheck } from './_pdf-fixtures';
+import { latin1Text, makeNestedPageTreePdf, makePdf, qpdfCheck } from './_pdf-fixtures';
 
 describe('writeIncrementalUpdate', () => {
   it('appends objects and a table chained by /Prev, input as exact prefix', async () => {
@@ -45,5 +45,16 @@ describe('writeIncrementalUpdate', () => {
     expect(checkPdf(bytes).xrefKind).toBe('stream');
     expect(new PdfReader(bytes).catalog().dict.get(PDFName.of('Lang'))?.toString()).toBe('(x)');
     expect(qpdfCheck(bytes)).toContain('No syntax or stream encoding errors found');
+  });
+
+  it('keeps a binary literal-string ID[0] byte for byte', () => {
+    const id0 = '\x8a\xff\x00\x41\xe9';
+    const text = latin1Text(makeNestedPageTreePdf()).replace('/Root 1 0 R >>', `/Root 1 0 R /ID [(${id0}) (${id0})] >>`);
+    const pdf = new Uint8Array(Buffer.from(text, 'latin1'));
+    const xref = readXrefChain(pdf);
+    const { bytes } = writeIncrementalUpdate(pdf, xref, [{ ref: PDFRef.of(15, 0), object: PDFContext.create().obj({}) }]);
+    const tail = latin1Text(bytes.subarray(pdf.length));
+    expect(tail).toMatch(new RegExp(`/ID \\[ \\(${id0.replace(/[()\\]/g, '\\$&')}\\) <[0-9a-f]{32}> \\]`));
+    expect(bytes.length - pdf.length).toBe(Buffer.byteLength(tail, 'latin1'));
   });
 });
