@@ -90,6 +90,24 @@ describe('checkPdf', () => {
     );
   });
 
+  it('refuses an unreadable trailer or catalog', () => {
+    const text = latin1Text(table);
+    const trailerAt = text.lastIndexOf('trailer\n<<');
+    expect(refusal(patchText(table, 'trailer\n<<', 'trailer\n((')).message).toBe(
+      `cross-reference data is broken: unreadable trailer at byte ${trailerAt}`,
+    );
+    // Object 0 is the head of the free list (§7.5.4), never a catalog.
+    const root = text.match(/\/Root (\d+) 0 R/)![0];
+    expect(refusal(patchText(table, root, root.replace(/\d+/, (d) => '0'.repeat(d.length)))).message).toBe(
+      'the catalog (object 0) is unreadable',
+    );
+  });
+
+  it('reads only the chain and the catalog side: a broken content stream object goes unnoticed', () => {
+    const broken = patchText(table, 'obj\n<<\n/Filter /FlateDecode\n/Length', 'obx\n<<\n/Filter /FlateDecode\n/Length');
+    expect(checkPdf(broken)).toMatchObject({ pageCount: 3, xrefKind: 'table' });
+  });
+
   it('refuses an encrypted PDF', () => {
     const encrypted = qpdf(table, ['--encrypt', 'user', 'owner', '256', '--']);
     expect(refusal(encrypted).message).toBe(
