@@ -3,7 +3,7 @@ import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, PDFString } from 'pdf-
 import { finishPades, preparePades, verifyPades } from '../../../src/pades/index';
 import { PdfInputError, SigningError } from '../../../src/errors/errors';
 import { createTestPki, signDigest, type TestPki } from '../../helpers/test-pki';
-import { latin1Text, makePdf, patchText, pdfsig, pdfsigSummary, qpdf, qpdfCheck } from '../../unit/pades/_pdf-fixtures';
+import { latin1Text, makeNestedPageTreePdf, makePdf, patchText, pdfsig, pdfsigSummary, qpdf, qpdfCheck } from '../../unit/pades/_pdf-fixtures';
 
 const signingTime = new Date('2026-11-22T10:00:00Z');
 
@@ -82,6 +82,34 @@ describe('signature field structure', () => {
     expect(ids[1]![1]!.toLowerCase()).toBe(ids[0]![1]!.toLowerCase());
     expect(ids[1]![2]).not.toBe(ids[0]![2]);
     expect(pdfsigSummary(pdfsig(signed))).toEqual({ valid: 1, total: 1, totalDocumentSigned: 1 });
+  });
+
+  it('rewrites an indirect /Fields array and keeps a non-zero generation', async () => {
+    // Page 4 of the nested tree (object 13) becomes generation 1: header, reference and xref entry.
+    let text = latin1Text(makeNestedPageTreePdf()).replace('13 0 obj', '13 1 obj').replace('13 0 R', '13 1 R');
+    const lines = text.split('\n');
+    const xrefLine = lines.indexOf('xref') + 2 + 13;
+    lines[xrefLine] = lines[xrefLine]!.replace(' 00000 n', ' 00001 n');
+    text = lines.join('\n');
+    // An update by "another tool": the catalog gets an inline AcroForm whose /Fields is object 5,
+    // an indirect array (object 5 was a free entry until now).
+    const prev = text.slice(text.lastIndexOf('startxref') + 10).trim().split('\n')[0];
+    const catalog = '1 0 obj\n<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields 5 0 R >> >>\nendobj\n';
+    const fields = '5 0 obj\n[ ]\nendobj\n';
+    const at = (n: number) => `${String(n).padStart(10, '0')} 00000 n\r\n`;
+    const xrefAt = text.length + catalog.length + fields.length;
+    const update = `${catalog}${fields}xref\n1 1\n${at(text.length)}5 1\n${at(text.length + catalog.length)}trailer\n<< /Size 15 /Root 1 0 R /Prev ${prev} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+    const input = new Uint8Array(Buffer.from(text + update, 'latin1'));
+    const prepared = await preparePades({ pdf: input, certificateChain: pki.chain, signingTime, stamp: { page: 4, x: 10, y: 10, width: 80, height: 30, lines: [{ text: 'ok', size: 8 }] } });
+    const signed = finishPades(prepared, signDigest(pki.signerKeyPem, 'rsa', prepared.digest));
+    const tail = latin1Text(signed.subarray(input.length));
+    expect(tail).toMatch(/(^|\n)5 0 obj\n\[ \d+ 0 R \]\nendobj\n/);
+    expect(tail).toMatch(/\n13 1 obj\n<<\n\/Type \/Page\n\/Parent 4 0 R\n\/Annots \[ \d+ 0 R \]\n>>/);
+    expect(tail).toMatch(/ 00001 n\r\n/);
+    // The inline AcroForm gains /SigFlags, so the catalog is rewritten, still pointing at object 5.
+    expect(tail).toMatch(/\n1 0 obj\n<<\n\/Type \/Catalog\n\/Pages 2 0 R\n\/AcroForm <<\n\/Fields 5 0 R\n\/SigFlags 3\n>>\n>>/);
+    expect(pdfsigSummary(pdfsig(signed))).toEqual({ valid: 1, total: 1, totalDocumentSigned: 1 });
+    expect(qpdfCheck(signed)).toContain('No syntax or stream encoding errors found');
   });
 
   it('numbers new objects past every listed one when /Size is too small', async () => {
