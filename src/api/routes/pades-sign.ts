@@ -40,6 +40,9 @@ export function postPadesSign(ctx: AppContext) {
     if (pdfField === undefined || pdfField === null) throw new InvalidInputError('pdf_base64 is required');
     const credentialKey = requiredString(body, 'credential_key');
     const designKeyField = optionalString(body, 'design_key', 200);
+    // "" is not "absent" (only null is, CONTRACT): it names no design, and treating it as none would
+    // drop the credential's default stamp without a word.
+    if (designKeyField === '') throw new InvalidInputError('design_key must not be empty');
     const variables = optionalStringMap(body, 'variables');
     const fields = {
       reason: optionalString(body, 'reason'),
