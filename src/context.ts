@@ -15,6 +15,7 @@ import { ChipProvider } from './signing/chip-provider';
 import { JobRunner } from './signing/job-runner';
 import type { JobDeps } from './signing/job-types';
 import { SignWorkerPool } from './signing/worker-pool';
+import type { WorkerEntry } from './signing/worker-entry';
 import type { CatalogCache, Pairing } from './store/catalog-types';
 import { JsonCollection } from './store/json-collection';
 import { readFileIfExists, writeFileAtomic } from './store/atomic-file';
@@ -24,8 +25,8 @@ import { WrapperStore } from './store/wrapper-store';
 export interface ContextOptions {
   config: Config;
   readVar?: (name: string) => string | undefined;
-  /** Bundle entry for worker threads; null signs inline (tests running from source). */
-  workerEntry?: string | null;
+  /** How signing worker threads start; null signs inline (tests running from source). */
+  workerEntry?: WorkerEntry;
   now?: () => Date;
   stderr?: NodeJS.WritableStream;
   /** Whether to open the request journal (the service does; most CLI commands do not). */

@@ -1,8 +1,8 @@
 import { buildConfig, type Config } from '../config/config';
 import type { RawSettings } from '../config/env';
 import { readEnv } from '../config/env';
-import { BUNDLED } from '../config/version';
 import { AppContext } from '../context';
+import { resolveWorkerEntry } from '../signing/worker-entry';
 import { repeatedFlag } from './output';
 
 /** Flags every command shares; `serve` adds its own. */
@@ -28,12 +28,8 @@ export function configFromArgs(args: Record<string, unknown>, rawArgs: string[] 
   return { config: buildConfig(env, flags), env };
 }
 
-/** Worker threads run the bundle itself (see main.ts); from TypeScript source, signing is inline. */
-export function workerEntry(): string | null {
-  return BUNDLED && typeof __filename === 'string' ? __filename : null;
-}
 
 export function openContext(args: Record<string, unknown>, rawArgs: string[] = []): AppContext {
   const { config, env } = configFromArgs(args, rawArgs);
-  return new AppContext(config, { config, readVar: env.readVar, workerEntry: workerEntry() });
+  return new AppContext(config, { config, readVar: env.readVar, workerEntry: resolveWorkerEntry() });
 }

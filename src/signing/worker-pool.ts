@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { SigningError } from '../errors/errors';
 import { runSignTask, type SignTask, type SignTaskResult } from './sign-tasks';
+import type { WorkerEntry } from './worker-entry';
 
 interface Job {
   task: SignTask;
@@ -15,15 +16,15 @@ interface Slot {
 
 /**
  * Signing runs off the event loop (issue 2: ≥2,000 EVM signatures/s while HTTP stays responsive).
- * Workers are the bundle itself started with workerData.role = 'sign-worker' (src/main.ts).
- * With `entry: null` (tests from TypeScript source) tasks run inline on the calling thread.
+ * Workers are the bundle itself started with workerData.role = 'sign-worker' (src/main.ts); see
+ * worker-entry.ts. With `entry: null` (tests from TypeScript source) tasks run inline.
  */
 export class SignWorkerPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private closed = false;
 
-  constructor(options: { workers: number; entry: string | null }) {
+  constructor(options: { workers: number; entry: WorkerEntry }) {
     if (!options.entry) return;
     for (let i = 0; i < options.workers; i += 1) this.spawn(options.entry);
   }
@@ -32,8 +33,9 @@ export class SignWorkerPool {
     return this.slots.length;
   }
 
-  private spawn(entry: string): void {
-    const worker = new Worker(entry, { workerData: { role: 'sign-worker' } });
+  private spawn(entry: NonNullable<WorkerEntry>): void {
+    const workerData = { role: 'sign-worker' };
+    const worker = entry.kind === 'file' ? new Worker(entry.path, { workerData }) : new Worker(entry.code, { eval: true, workerData });
     const slot: Slot = { worker, busy: null };
     worker.on('message', (msg: { ok: true; value: SignTaskResult } | { ok: false; message: string }) => {
       const job = slot.busy;

