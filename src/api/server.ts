@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { AppContext } from '../context';
@@ -17,6 +17,29 @@ export interface RunningService {
 
 const RETENTION_SWEEP_MS = 60_000;
 
+/** A name no Host check serves (RFC 6761 §6.4: .invalid never resolves). */
+const UNSERVED_HOST = 'unparseable-host.invalid';
+
+/**
+ * @hono/node-server answers a bare 400 (empty body, no error record) when it cannot build a URL
+ * from the Host header ("localhost:abc", "[::1", "localhost@evil.example"). CONTRACT: any Host
+ * that is not served gets 403 with {error, error_id}; so such a header is swapped for a name that
+ * is never served, and the app's Host check refuses and records it like any other.
+ */
+export function neutraliseUnparseableHost(req: IncomingMessage): void {
+  const host = req.headers.host;
+  if (host === undefined) return;
+  let ok = false;
+  try {
+    // node-server's own test (buildUrl): the URL's hostname must be the header without its port.
+    const expected = (host.includes(':') ? host.replace(/:\d+$/, '') : host).toLowerCase();
+    ok = new URL(`http://${host}/`).hostname === expected;
+  } catch {
+    ok = false;
+  }
+  if (!ok) req.headers.host = UNSERVED_HOST;
+}
+
 /**
  * Starts the service on a context: journal compaction, retention, recovery of PENDING requests
  * (issue 2: nothing stays PENDING after a restart), then the listener.
@@ -32,7 +55,13 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
       removeWorkFile: (id) => ctx.removeWorkFile(id),
     });
   await retain();
-  const recovered = await recoverPending({ store, registry, hasWorkFile: (id) => ctx.hasWorkFile(id), resume: (e) => jobs.start(e) });
+  const recovered = await recoverPending({
+    store,
+    registry,
+    hasWorkFile: (id) => ctx.hasWorkFile(id),
+    resume: (e) => jobs.start(e),
+    workFiles: { list: () => ctx.listWorkFiles(), remove: (id) => ctx.removeWorkFile(id) },
+  });
   if (recovered.resumed + recovered.failed > 0) {
     ctx.log.warn(`after restart: ${recovered.resumed} request(s) resumed, ${recovered.failed} set to ERROR`);
   }
@@ -40,7 +69,15 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
   sweep.unref();
 
   const app = createApp(ctx);
-  const server = createAdaptorServer({ fetch: app.fetch, hostname: ctx.config.host }) as Server;
+  const server = createAdaptorServer({
+    fetch: app.fetch,
+    hostname: ctx.config.host,
+    createServer: ((options: object, listener: (req: IncomingMessage, res: never) => void) =>
+      createServer(options, (req, res) => {
+        neutraliseUnparseableHost(req);
+        listener(req, res as never);
+      })) as unknown as typeof createServer,
+  }) as Server;
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -63,6 +63,14 @@ describe('Host and Origin: 403 on every path, before route and auth', () => {
     await expectRawError(nullOrigin, 403, ORIGIN_MESSAGE, where());
   });
 
+  it('a Host header no URL can be built from is a 403 like any other, not a bare 400', async () => {
+    for (const host of ['localhost:abc', '[::1', 'localhost:99999', 'localhost:', 'localhost/x', 'localhost@evil.example', '127.0.0.1:80:80']) {
+      const res = await socketRequest(svc.port, `GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      expect([host, res.status]).toEqual([host, 403]);
+      await expectRawError(res, 403, HOST_MESSAGE, where());
+    }
+  });
+
   it('an absolute-form request-target names the host (RFC 9112 §3.2.2), so a foreign one is 403', async () => {
     const foreign = await socketRequest(svc.port, `GET http://evil.example:${svc.port}/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
     await expectRawError(foreign, 403, HOST_MESSAGE, where());
