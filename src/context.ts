@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config/config';
 import { assertPrivateHome, ensureHome, type HomePaths } from './config/paths';
@@ -18,7 +18,7 @@ import { SignWorkerPool } from './signing/worker-pool';
 import type { WorkerEntry } from './signing/worker-entry';
 import type { CatalogCache, Pairing } from './store/catalog-types';
 import { JsonCollection } from './store/json-collection';
-import { readFileIfExists, writeFileAtomic } from './store/atomic-file';
+import { readFileIfExistsAsync, writeFileAtomicAsync } from './store/atomic-file';
 import { RequestStore } from './store/request-store';
 import { WrapperStore } from './store/wrapper-store';
 
@@ -108,19 +108,25 @@ export class AppContext {
       getChip: () => this.chips.get(this.embedded.get().chip),
       findCredential: (key) => this.cache.get().credentials.find((c) => c.credential_key === key),
       findDesign: (key) => this.cache.get().designs.find((d) => d.design_key === key),
-      readWorkFile: (id) => readFileIfExists(this.workFilePath(id)),
+      readWorkFile: (id) => readFileIfExistsAsync(this.workFilePath(id)),
       writeResult: (id, bytes) => this.requests.store.writeResult(id, bytes),
       removeWorkFile: (id) => this.removeWorkFile(id),
       tsaUrl: this.config.tsaUrl,
     };
   }
 
-  writeWorkFile(requestId: string, bytes: Uint8Array): void {
-    writeFileAtomic(this.workFilePath(requestId), bytes);
+  writeWorkFile(requestId: string, bytes: Uint8Array): Promise<void> {
+    return writeFileAtomicAsync(this.workFilePath(requestId), bytes);
   }
 
   removeWorkFile(requestId: string): void {
     rmSync(this.workFilePath(requestId), { force: true });
+  }
+
+  listWorkFiles(): string[] {
+    return readdirSync(this.paths.work)
+      .filter((f) => f.endsWith('.pdf'))
+      .map((f) => f.slice(0, -4));
   }
 
   hasWorkFile(requestId: string): boolean {

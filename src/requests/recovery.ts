@@ -12,9 +12,16 @@ export async function recoverPending(o: {
   registry: RequestRegistry;
   hasWorkFile: (requestId: string) => boolean;
   resume: (entry: ReturnType<RequestStore['pending']>[number]) => void;
+  /** Ids of documents in work/; those of no PENDING request are left from a crash and removed. */
+  workFiles?: { list: () => string[]; remove: (requestId: string) => void };
 }): Promise<{ resumed: number; failed: number }> {
   let resumed = 0;
   let failed = 0;
+  if (o.workFiles) {
+    for (const id of o.workFiles.list()) {
+      if (o.store.get(id)?.status !== 'PENDING') o.workFiles.remove(id);
+    }
+  }
   for (const entry of o.store.pending()) {
     if (entry.kind === 'pades' && !o.hasWorkFile(entry.request_id)) {
       await o.registry.fail(entry.request_id, new SigningError('the service restarted and the document of this request was not on disk; submit it again'));

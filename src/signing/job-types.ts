@@ -10,8 +10,8 @@ export interface JobDeps {
   getChip: () => Promise<Chip>;
   findCredential: (key: string) => CachedCredential | undefined;
   findDesign: (key: string) => CachedDesign | undefined;
-  readWorkFile: (requestId: string) => Buffer | null;
-  writeResult: (requestId: string, bytes: Uint8Array) => void;
+  readWorkFile: (requestId: string) => Promise<Buffer | null>;
+  writeResult: (requestId: string, bytes: Uint8Array) => Promise<void>;
   removeWorkFile: (requestId: string) => void;
   tsaUrl: string | null;
 }

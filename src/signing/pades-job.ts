@@ -27,7 +27,7 @@ export const runPadesJob: Job = async (entry, deps) => {
   if (!credential || credential.type !== 'pades' || !credential.certificate_chain || !credential.chip_key_id) {
     throw new SigningError(`credential ${entry.credential_key} is no longer a PAdES credential in the cache`);
   }
-  const pdf = deps.readWorkFile(entry.request_id);
+  const pdf = await deps.readWorkFile(entry.request_id);
   if (!pdf) throw new SigningError('the document of this request is no longer on disk; submit it again');
   const p = entry.params as {
     design_key: string | null;
@@ -66,7 +66,7 @@ export const runPadesJob: Job = async (entry, deps) => {
   const timestampToken = deps.tsaUrl ? await fetchTimestampToken(deps.tsaUrl, signatureValue) : null;
   const signed = finishPades(prepared, signatureValue, { timestampToken });
   verifyPades(signed);
-  deps.writeResult(entry.request_id, signed);
+  await deps.writeResult(entry.request_id, signed);
   deps.removeWorkFile(entry.request_id);
   return {
     result: { bytes: signed.length, sha256: createHash('sha256').update(signed).digest('hex'), level: timestampToken ? 'B-T' : 'B-B' },

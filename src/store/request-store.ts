@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppendJournal } from './append-journal';
-import { writeFileAtomic, readFileIfExists } from './atomic-file';
+import { readFileIfExistsAsync, writeFileAtomicAsync } from './atomic-file';
 
 export type RequestStatus = 'PENDING' | 'DONE' | 'ERROR';
 export type RequestKind = 'pades' | 'blockchain';
@@ -166,12 +166,12 @@ export class RequestStore {
     return join(this.resultsDir, `${id}.pdf`);
   }
 
-  writeResult(id: string, bytes: Uint8Array): void {
-    writeFileAtomic(this.resultPath(id), bytes);
+  writeResult(id: string, bytes: Uint8Array): Promise<void> {
+    return writeFileAtomicAsync(this.resultPath(id), bytes);
   }
 
-  readResult(id: string): Buffer | null {
-    return readFileIfExists(this.resultPath(id));
+  readResult(id: string): Promise<Buffer | null> {
+    return readFileIfExistsAsync(this.resultPath(id));
   }
 
   drain(): Promise<void> {

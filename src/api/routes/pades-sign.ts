@@ -71,14 +71,25 @@ export function postPadesSign(ctx: AppContext) {
     checkPdf(pdf);
     const requestId = newRequestId();
     if (repairs.length > 0) ctx.log.warn(`${requestId}: pdf_base64 repaired (${repairs.join(', ')})`);
-    ctx.writeWorkFile(requestId, pdf);
-    const entry = await ctx.requests.registry.create({
+    // The document and the PENDING record are made durable side by side (two fsyncs at once);
+    // a crash between them leaves either an orphan work file (removed at start-up) or a PENDING
+    // request without its document, which recovery ends in ERROR: never a lost 202.
+    const [written, created] = await Promise.allSettled([
+      ctx.writeWorkFile(requestId, pdf),
+      ctx.requests.registry.create({
       id: requestId,
       kind: 'pades',
       credentialKey,
       wrapperKey: c.get('wrapper').key,
-      params: { design_key: design ? design.design_key : null, variables, ...fields },
-    });
+        params: { design_key: design ? design.design_key : null, variables, ...fields },
+      }),
+    ]);
+    if (created.status === 'rejected') throw created.reason;
+    if (written.status === 'rejected') {
+      await ctx.requests.registry.fail(requestId, written.reason);
+      throw written.reason;
+    }
+    const entry = created.value;
     ctx.requests.jobs.start(entry);
     return c.json({ request_id: entry.request_id, status: entry.status }, 202);
   };

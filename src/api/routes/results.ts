@@ -14,7 +14,7 @@ function visible(entry: RequestEntry | undefined, wrapperKey: string): entry is 
 }
 
 export function getResult(ctx: AppContext) {
-  return (c: Context<ApiEnv>) => {
+  return async (c: Context<ApiEnv>) => {
     const id = c.req.param('request_id') ?? '';
     const entry = ctx.requests.store.get(id);
     if (!visible(entry, c.get('wrapper').key)) {
@@ -26,7 +26,7 @@ export function getResult(ctx: AppContext) {
       body.error_id = entry.error_id;
     } else if (entry.status === 'DONE') {
       if (entry.kind === 'pades') {
-        const pdf = ctx.requests.store.readResult(entry.request_id);
+        const pdf = await ctx.requests.store.readResult(entry.request_id);
         if (!pdf) throw new LocalsignError('internal', 'the signed document of this request is missing from the results folder');
         body.pdf_base64 = pdf.toString('base64');
       } else {

@@ -89,11 +89,11 @@ describe('RequestStore', () => {
   it('stores result documents as files beside the journal and removes them with the entry', async () => {
     const s = new RequestStore(journal, home.home);
     await s.create(entry('req_1', '2026-11-22T10:00:00.000Z'));
-    s.writeResult('req_1', new Uint8Array([37, 80, 68, 70]));
-    expect(s.readResult('req_1')!.toString()).toBe('%PDF');
+    await s.writeResult('req_1', new Uint8Array([37, 80, 68, 70]));
+    expect((await s.readResult('req_1'))!.toString()).toBe('%PDF');
     expect(readFileSync(journal, 'utf8')).not.toContain('%PDF');
     await s.remove(['req_1']);
-    expect(s.readResult('req_1')).toBeNull();
+    expect(await s.readResult('req_1')).toBeNull();
     await s.close();
   });
 

@@ -1,0 +1,133 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { computeAddress, recoverAddress } from 'ethers';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Chip } from '../../../src/chip/types';
+import { ErrorRecorder } from '../../../src/errors/record';
+import { createLogger } from '../../../src/log/logger';
+import { AuditLog } from '../../../src/requests/audit-log';
+import { RequestRegistry } from '../../../src/requests/registry';
+import { JobRunner } from '../../../src/signing/job-runner';
+import type { JobDeps } from '../../../src/signing/job-types';
+import { runSignTask } from '../../../src/signing/sign-tasks';
+import { RequestStore } from '../../../src/store/request-store';
+
+/**
+ * CONTRACT "Result semantics": a request never stays PENDING forever; a signer that never answers
+ * yields ERROR after the request timeout, counted from creation (so a request resumed after a
+ * restart does not get a fresh allowance). No real waiting: setTimeout is faked, the file I/O
+ * (journal fdatasync, setImmediate) is real, and drain() resolves when the run has settled.
+ */
+
+const T0 = Date.parse('2026-11-22T10:00:00.000Z');
+const SECRET = Uint8Array.from(Buffer.from('4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318', 'hex'));
+const PUBLIC = secp256k1.getPublicKey(SECRET, false);
+const ADDRESS = computeAddress('0x' + Buffer.from(PUBLIC).toString('hex'));
+const TX = 'ab'.repeat(32);
+const CREDENTIAL = { credential_key: 'cred-evm', type: 'evm', name: 'w', engine: 'chip', default_design_key: null, address: ADDRESS, chip_key_id: '03', public_key_hex: Buffer.from(PUBLIC).toString('hex') };
+
+const silent = new Writable({ write: (_c, _e, cb) => cb() });
+
+describe('JobRunner request timeout', () => {
+  // JobRunner arms the timeout before it awaits the job module's dynamic import; a timer firing
+  // during that import rejects with no handler yet (reported: job-runner.ts). Load it first.
+  beforeAll(async () => {
+    await import('../../../src/signing/evm-job');
+  });
+  let dir: string;
+  let clock: number;
+  let store: RequestStore;
+  let audit: AuditLog;
+  let errors: ErrorRecorder;
+  let registry: RequestRegistry;
+
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    dir = mkdtempSync(join(tmpdir(), 'localsign-jobrunner-'));
+    clock = T0;
+    const now = () => new Date(clock);
+    store = new RequestStore(join(dir, 'requests.jsonl'), dir);
+    audit = new AuditLog(join(dir, 'audit.jsonl'));
+    errors = new ErrorRecorder({ errorsJsonl: join(dir, 'errors.jsonl'), errorsLog: join(dir, 'errors.log') }, { bytes: 1 << 20, keep: 2 }, now);
+    registry = new RequestRegistry(store, audit, errors, createLogger({ stderr: silent, file: null, now }), now);
+  });
+  afterEach(async () => {
+    vi.useRealTimers();
+    await store.close();
+    await audit.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const deps = (chip: Chip): JobDeps => ({
+    now: () => new Date(clock),
+    runTask: async (t) => runSignTask(t),
+    getChip: async () => chip,
+    findCredential: (k) => (k === CREDENTIAL.credential_key ? (CREDENTIAL as never) : undefined),
+    findDesign: () => undefined,
+    readWorkFile: async () => null,
+    writeResult: async () => undefined,
+    removeWorkFile: () => undefined,
+    tsaUrl: null,
+  });
+  const neverChip: Chip = { kind: 'soft', listKeys: async () => [], signDigest: () => new Promise<Uint8Array>(() => undefined), close: async () => undefined };
+  const realChip: Chip = { ...neverChip, signDigest: async (_k, d) => runSignTask({ op: 'secp256k1-sign', secretKey: SECRET, digest: d }) as Uint8Array };
+
+  const create = (createdAgoMs: number) =>
+    registry.create({ kind: 'blockchain', credentialKey: CREDENTIAL.credential_key, wrapperKey: 'wrp_test', params: { tx_hash: TX, chain_id: null } }).then((e) => {
+      // As if created earlier (a resumed request): the entry carries its own creation time.
+      e.created_at = new Date(T0 - createdAgoMs).toISOString();
+      return e;
+    });
+
+  it('a job that never completes ends ERROR at the timeout, with an error record and an audit line', async () => {
+    const runner = new JobRunner(registry, deps(neverChip), 1000);
+    const entry = await create(0);
+    runner.start(entry);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(store.get(entry.request_id)?.status).toBe('PENDING');
+    expect(runner.active).toBe(1);
+
+    await vi.advanceTimersByTimeAsync(1);
+    await runner.drain(60_000);
+    expect(runner.active).toBe(0);
+    const after = store.get(entry.request_id)!;
+    expect({ status: after.status, error: after.error }).toEqual({ status: 'ERROR', error: 'signing did not complete within 1 s' });
+
+    const records = errors.readRecords();
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ error_id: after.error_id, short: 'signing did not complete within 1 s', type: 'timeout', request_id: entry.request_id, status: null });
+    const lines = readFileSync(join(dir, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toEqual([
+      { ts: '2026-11-22T10:00:00.000Z', request_id: entry.request_id, wrapper_key: 'wrp_test', credential_key: 'cred-evm', kind: 'blockchain', digest: TX, outcome: 'ERROR' },
+    ]);
+    // Durable: a store reopened from the journal (a restart) sees ERROR, not PENDING.
+    await store.drain();
+    expect(new RequestStore(join(dir, 'requests.jsonl'), dir).get(entry.request_id)?.status).toBe('ERROR');
+  });
+
+  it('a resumed request whose time already ran out ends ERROR at once, not after a fresh timeout', async () => {
+    const runner = new JobRunner(registry, deps(neverChip), 1000);
+    const entry = await create(5000);
+    runner.start(entry);
+    await vi.advanceTimersByTimeAsync(0);
+    await runner.drain(60_000);
+    expect(store.get(entry.request_id)).toMatchObject({ status: 'ERROR', error: 'signing did not complete within 1 s' });
+  });
+
+  it('a job that completes in time is DONE and the timeout firing later changes nothing', async () => {
+    const runner = new JobRunner(registry, deps(realChip), 1000);
+    const entry = await create(0);
+    runner.start(entry);
+    await runner.drain(60_000);
+    const done = store.get(entry.request_id)!;
+    expect(done.status).toBe('DONE');
+    const r = done.result as { r: string; s: string; y_parity: number; address: string };
+    expect(recoverAddress('0x' + TX, { r: r.r, s: r.s, v: 27 + r.y_parity })).toBe(ADDRESS);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(store.get(entry.request_id)?.status).toBe('DONE');
+    expect(errors.readRecords()).toEqual([]);
+  });
+});
