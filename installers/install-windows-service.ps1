@@ -1,5 +1,7 @@
 # Windows service registration template for localsign.exe (run as Administrator).
-# The `service install` command that does this is not in this version.
+# The `service install` command that does this is not in this version. Caveat: localsign.exe does
+# not speak the Service Control Manager protocol yet, so SCM reports a start timeout unless the
+# exe runs under a service host (the packaging issue adds that); until then use a scheduled task.
 param(
   [string]$Exe = "$env:ProgramFiles\localsign\localsign.exe",
   [string]$ConfigDir = "$env:ProgramData\localsign"
