@@ -1,0 +1,178 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authed, initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
+import { makeTmpHome } from '../../helpers/tmp-home';
+import { postOne, readCatalog, runLoad, settle, verifyBlockchain, verifyPades, type Accepted, type Catalog } from './_load';
+
+/**
+ * Issue 2 "Done when": kill -9 the service under load; after a restart on the same config dir every
+ * request it acknowledged with 202 ends DONE or ERROR (never PENDING, never unknown), the DONE ones
+ * verify, and the journal is sound enough for a second restart. One worker thread so a backlog
+ * of PAdES requests is still PENDING when the kill lands.
+ */
+
+/** Replays requests.jsonl as the store does: which requests the file says are still PENDING. */
+function pendingInJournal(home: string): { id: string; kind: string }[] {
+  const byId = new Map<string, { id: string; kind: string; status: string }>();
+  for (const line of readFileSync(join(home, 'requests.jsonl'), 'utf8').split('\n')) {
+    if (!line) continue;
+    let rec: { t: string; e?: { request_id: string; kind: string; status: string }; id?: string; ids?: string[] };
+    try {
+      rec = JSON.parse(line) as typeof rec;
+    } catch {
+      continue; // a torn last line: never acknowledged
+    }
+    if (rec.t === 'c' && rec.e) byId.set(rec.e.request_id, { id: rec.e.request_id, kind: rec.e.kind, status: rec.e.status });
+    else if ((rec.t === 'd' || rec.t === 'x') && rec.id) {
+      const e = byId.get(rec.id);
+      if (e?.status === 'PENDING') e.status = rec.t === 'd' ? 'DONE' : 'ERROR';
+    } else if (rec.t === 'rm') for (const id of rec.ids ?? []) byId.delete(id);
+  }
+  return [...byId.values()].filter((e) => e.status === 'PENDING');
+}
+
+describe('SIGKILL under load, then restart', () => {
+  const tmp = makeTmpHome();
+  const home = tmp.home;
+  const args = ['--workers', '1'];
+  let creds: { key: string; secret: string };
+  let service: ServiceProcess | undefined;
+  let catalog: Catalog;
+  let accepted: Accepted[] = [];
+  let orphan: string;
+  let statuses: Map<string, string>;
+
+  beforeAll(() => {
+    creds = initEmbeddedWithWrapper(home);
+  });
+  afterAll(async () => {
+    await service?.stop();
+    tmp.cleanup();
+  });
+
+  it('16 clients for ~1.5 s, then kill -9 mid-load', async () => {
+    service = await startServiceProcess({ home, args });
+    const call = authed(service.url, creds);
+    catalog = await readCatalog(call);
+    const killed = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        service!.child.kill('SIGKILL');
+        resolve();
+      }, 1500),
+    );
+    const load = await runLoad(call, catalog, { clients: 16, until: killed });
+    await service.stop();
+    expect(service.child.signalCode).toBe('SIGKILL');
+    accepted = load.accepted;
+    const counts = { refused: load.refused, blockchain: accepted.filter((a) => a.kind === 'blockchain').length, pades: accepted.filter((a) => a.kind === 'pades').length };
+    expect(counts.refused, JSON.stringify(counts)).toBe(0);
+    expect(Math.min(counts.blockchain, counts.pades), JSON.stringify(counts)).toBeGreaterThan(4);
+    // Every acknowledged id is in the journal: 202 was only sent once the entry was durable.
+    const journal = readFileSync(join(home, 'requests.jsonl'), 'utf8');
+    expect(accepted.filter((a) => !journal.includes(`"request_id":"${a.id}"`))).toEqual([]);
+  });
+
+  it('a PENDING PAdES request whose work file is gone is ERROR after the restart', async () => {
+    const pending = pendingInJournal(home).filter((p) => p.kind === 'pades' && existsSync(join(home, 'work', `${p.id}.pdf`)));
+    expect(pending.length).toBeGreaterThan(0);
+    orphan = pending[0]!.id;
+    rmSync(join(home, 'work', `${orphan}.pdf`));
+
+    service = await startServiceProcess({ home, args });
+    const call = authed(service.url, creds);
+    statuses = await settle(call, accepted.map((a) => a.id), 60_000);
+    const orphanResult = (await (await call(`/v1/results/${orphan}`)).json()) as Record<string, unknown>;
+    expect(orphanResult).toEqual({
+      request_id: orphan,
+      status: 'ERROR',
+      error: 'the service restarted and the document of this request was not on disk; submit it again',
+      error_id: expect.stringMatching(/^err_/),
+    });
+    // 1, plus any request caught in the PAdES job's crash window (see the next test).
+    expect(Number(/after restart: \d+ request\(s\) resumed, (\d+) set to ERROR/.exec(service.output())?.[1])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('within 60 s every acknowledged request is DONE or ERROR, and the DONE ones verify', async () => {
+    const call = authed(service!.url, creds);
+    const notFinal = accepted.filter((a) => !['DONE', 'ERROR'].includes(statuses.get(a.id)!)).map((a) => `${a.id} ${statuses.get(a.id)}`);
+    expect(notFinal).toEqual([]);
+    // Nothing but the orphan had a reason to fail, except the known crash window of the PAdES job
+    // (src/signing/pades-job.ts removes work/<id>.pdf before DONE is in the journal): a kill there
+    // leaves a verified result in results/ and no work file, which recovery reports as ERROR.
+    const errored = accepted.filter((a) => statuses.get(a.id) === 'ERROR' && a.id !== orphan);
+    expect(errored.filter((a) => a.kind !== 'pades' || !existsSync(join(home, 'results', `${a.id}.pdf`)))).toEqual([]);
+
+    const evm = accepted.filter((a) => a.kind === 'blockchain');
+    expect(evm.filter((a) => statuses.get(a.id) !== 'DONE')).toEqual([]);
+    const evmChecks = await Promise.all(evm.map((a) => verifyBlockchain(call, a, catalog.evm.address)));
+    expect(evmChecks.filter((c) => c !== 'ok')).toEqual([]);
+
+    const pades = accepted.filter((a) => a.kind === 'pades' && statuses.get(a.id) === 'DONE');
+    const verdicts = await verifyPades(call, pades);
+    expect(verdicts.filter((v) => v !== 'Signature is Valid.')).toEqual([]);
+  });
+
+  it('the journal survives: a clean stop and a second restart serve the same results', async () => {
+    expect(await service!.stop()).toBe(0);
+    expect(pendingInJournal(home)).toEqual([]);
+    service = await startServiceProcess({ home, args });
+    const call = authed(service.url, creds);
+    const again = await settle(call, accepted.map((a) => a.id), 5_000);
+    expect([...again.entries()]).toEqual([...statuses.entries()]);
+    expect(service.output()).not.toContain('after restart');
+    const lines = readFileSync(join(home, 'requests.jsonl'), 'utf8').split('\n').filter(Boolean);
+    for (const l of lines) expect(() => JSON.parse(l) as unknown).not.toThrow();
+  });
+});
+
+describe('serve --request-timeout 1: a request resumed after its time ran out', () => {
+  const tmp = makeTmpHome();
+  const home = tmp.home;
+  let creds: { key: string; secret: string };
+  let service: ServiceProcess | undefined;
+  beforeAll(() => {
+    creds = initEmbeddedWithWrapper(home);
+  });
+  afterAll(async () => {
+    await service?.stop();
+    tmp.cleanup();
+  });
+
+  it('ends ERROR with the timeout message and an error record; finished ones stay DONE', async () => {
+    service = await startServiceProcess({ home, args: ['--workers', '1'] });
+    let call = authed(service.url, creds);
+    const catalog = await readCatalog(call);
+    // A burst of PAdES requests, then kill -9 at once: one worker cannot have finished them all.
+    const burst = await Promise.all(Array.from({ length: 12 }, (_, i) => postOne(call, catalog, 2 * i + 1)));
+    service.child.kill('SIGKILL');
+    await service.stop();
+    const ids = burst.map((a) => a!.id);
+    // PENDING with its document on disk: resumable, so only the timeout can end it. (PENDING
+    // without one is the PAdES job's crash window: ERROR for the missing document instead.)
+    const pending = pendingInJournal(home).map((p) => p.id);
+    const pendingAtKill = new Set(pending.filter((id) => existsSync(join(home, 'work', `${id}.pdf`))));
+    const windowHits = new Set(pending.filter((id) => !pendingAtKill.has(id)));
+    expect(pendingAtKill.size).toBeGreaterThan(0);
+    // The service is down for longer than the timeout: the requests' time runs out meanwhile.
+    await new Promise((r) => setTimeout(r, 1200));
+
+    service = await startServiceProcess({ home, args: ['--workers', '1', '--request-timeout', '1'] });
+    call = authed(service.url, creds);
+    const statuses = await settle(call, ids, 30_000);
+    for (const id of ids) {
+      const body = (await (await call(`/v1/results/${id}`)).json()) as Record<string, unknown>;
+      if (pendingAtKill.has(id)) {
+        expect(body).toEqual({ request_id: id, status: 'ERROR', error: 'signing did not complete within 1 s', error_id: expect.stringMatching(/^err_/) });
+      } else if (windowHits.has(id)) {
+        expect(body).toMatchObject({ status: 'ERROR', error: 'the service restarted and the document of this request was not on disk; submit it again' });
+      } else {
+        expect(statuses.get(id)).toBe('DONE');
+      }
+    }
+    const errors = ((await (await call('/v1/errors?limit=100')).json()) as { errors: { request_id: string; type: string; status: number | null }[] }).errors;
+    const timeouts = errors.filter((e) => e.type === 'timeout');
+    expect(timeouts.map((e) => e.request_id).sort()).toEqual([...pendingAtKill].sort());
+    expect(timeouts.every((e) => e.status === null)).toBe(true);
+  });
+});
