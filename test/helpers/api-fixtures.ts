@@ -129,6 +129,8 @@ export async function expectErrorRecorded(
   expect(line!.short).toBe(body.error);
   // A traceback: the error's name and message, then "at …" frames.
   expect(line!.traceback).toMatch(/Error: [^\n]+\n\s+at /);
+  // spec §7: the same detail, human-readable, in errors.log.
+  expect(readFileSync(join(where.home, 'errors.log'), 'utf8')).toContain(` ${body.error_id} `);
   return body.error_id;
 }
 

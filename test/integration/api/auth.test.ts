@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_MESSAGE, credentialKeys, expectError, HASH_A, postJson, REQUEST_ID, smallPdf, type Call } from '../../helpers/api-fixtures';
 import { parseJson, runCli } from '../../helpers/cli';
@@ -85,6 +87,20 @@ describe('401: the same body whatever is wrong', () => {
     await expectError(sign, 401, AUTH_MESSAGE, where());
     // The other wrappers are untouched.
     expect((await call('/v1/credentials')).status).toBe(200);
+  });
+});
+
+describe('secrets stay out of records', () => {
+  it('no wrapper secret in errors.jsonl, errors.log, service.log or the console', async () => {
+    const files = ['errors.jsonl', 'errors.log', 'service.log'].map((f) => readFileSync(join(tmp.home, f), 'utf8'));
+    const secrets = JSON.parse(readFileSync(join(tmp.home, 'wrappers.json'), 'utf8')) as { wrappers: { secret_sha256: string }[] };
+    expect(secrets.wrappers.length).toBeGreaterThan(3);
+    for (const text of [...files, svc.output()]) {
+      expect(text).not.toContain(creds.secret);
+      expect(text).not.toMatch(/wsec_[A-Za-z0-9_-]{10,}/);
+    }
+    // Only a hash of each secret is stored (CONTRACT Security).
+    expect(readFileSync(join(tmp.home, 'wrappers.json'), 'utf8')).not.toContain('wsec_');
   });
 });
 

@@ -146,7 +146,9 @@ describe('GET /v1/results and GET /v1/errors: order and limit', () => {
       const res = await postJson(call, '/v1/blockchain/sign', { tx_hash: hash, credential_key: evm.credential_key });
       created.push(((await res.json()) as { request_id: string }).request_id);
     }
-    await waitForResult(call, created[created.length - 1]!);
+    // Listed at once, some may still be PENDING: then completed_at is null (CONTRACT), else ISO.
+    const early = ((await (await call('/v1/results?limit=1000')).json()) as { results: Record<string, unknown>[] }).results;
+    for (const e of early) expect(e.status === 'PENDING' ? e.completed_at === null : ISO_UTC.test(e.completed_at as string)).toBe(true);
     for (const id of created) await waitForResult(call, id);
   });
 
@@ -216,4 +218,14 @@ describe('GET /v1/results and GET /v1/errors: order and limit', () => {
     ];
     for (const [q, message] of cases) await expectError(await call(`${path}?${q}`), 422, message, where());
   }
+
+  it('after a restart: same entries in the same order, and every result still readable', async () => {
+    const before = ((await (await call('/v1/results?limit=1000')).json()) as { results: Record<string, unknown>[] }).results;
+    const one = (await (await call(`/v1/results/${created[0]}`)).json()) as Record<string, unknown>;
+    expect(await svc.stop()).toBe(0);
+    svc = await startServiceProcess({ home: tmp.home });
+    call = authed(svc.url, creds);
+    expect(((await (await call('/v1/results?limit=1000')).json()) as { results: unknown[] }).results).toEqual(before);
+    expect(await (await call(`/v1/results/${created[0]}`)).json()).toEqual(one);
+  });
 });

@@ -142,6 +142,16 @@ describe('routes: 404 and 405 before 401', () => {
   });
 });
 
+describe('the console', () => {
+  it('prints one line per failure with the same message and error_id, never a traceback', async () => {
+    const id = await expectError(await fetch(svc.url + '/v1/nothing-here'), 404, 'no route GET /v1/nothing-here', where());
+    const line = `GET /v1/nothing-here -> 404: no route GET /v1/nothing-here (${id})`;
+    for (let i = 0; i < 100 && !svc.output().includes(line); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(svc.output().split('\n').filter((l) => l.includes(id))).toEqual([expect.stringContaining(line)]);
+    expect(svc.output()).not.toMatch(/\n\s+at /);
+  });
+});
+
 describe('/health, /openapi.json and /receive', () => {
   it('GET /health: exact fields and values, no auth', async () => {
     const res = await fetch(svc.url + '/health');
