@@ -1,3 +1,5 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_MESSAGE, expectError, HASH_A, postJson, type Call } from '../../helpers/api-fixtures';
 import { parseJson, runCli } from '../../helpers/cli';
@@ -84,3 +86,25 @@ describe('an unpaired machine', () => {
     await expectError(await call('/v1/results/req_doesNotExist'), 404, 'no request req_doesNotExist', { ...where(), requestId: 'req_doesNotExist' });
   });
 });
+
+describe('a pairing the platform revoked counts as unpaired', () => {
+  const pairingPath = () => join(tmp.home, 'pairing.json');
+  const write = (pairing: Record<string, unknown> | null) => {
+    writeFileSync(pairingPath() + '.tmp', JSON.stringify({ pairing }), { mode: 0o600 });
+    renameSync(pairingPath() + '.tmp', pairingPath());
+  };
+  const health = async () => (await (await fetch(svc.url + '/health')).json()) as Record<string, unknown>;
+
+  it('GET /health: tenant_id null and 409 again once the pairing is marked revoked', async () => {
+    const pairing = { platform: 'embedded', tenant_id: 0, paired_at: '2026-11-22T10:00:00.000Z' };
+    write(pairing);
+    expect(await health()).toMatchObject({ paired: true, tenant_id: 0, platform: 'embedded' });
+    write({ ...pairing, revoked: true });
+    expect(await health()).toMatchObject({ paired: false, tenant_id: null, platform: null });
+    await expectError(await call('/v1/sync', { method: 'POST' }), 409, NOT_PAIRED, where());
+    await expectError(await postJson(call, '/v1/blockchain/sign', { tx_hash: HASH_A, credential_key: '00000000-0000-4000-8000-000000000000' }), 409, NOT_PAIRED, where());
+    expect(await (await call('/v1/credentials')).json()).toEqual({ credentials: [] });
+    write(null);
+  });
+});
+
