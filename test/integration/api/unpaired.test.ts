@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_MESSAGE, expectError, HASH_A, postJson, type Call } from '../../helpers/api-fixtures';
 import { parseJson, runCli } from '../../helpers/cli';
-import { authed, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
+import { authed, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
 /**
@@ -105,6 +105,21 @@ describe('a pairing the platform revoked counts as unpaired', () => {
     await expectError(await postJson(call, '/v1/blockchain/sign', { tx_hash: HASH_A, credential_key: '00000000-0000-4000-8000-000000000000' }), 409, NOT_PAIRED, where());
     expect(await (await call('/v1/credentials')).json()).toEqual({ credentials: [] });
     write(null);
+  });
+});
+
+describe('init while the service runs', () => {
+  it('is picked up without a restart (PLATFORM.md): paired, catalogue served, signing works', async () => {
+    const init = runCli(['init', '--embedded', '--json'], { home: tmp.home });
+    expect(init.status, init.stderr).toBe(0);
+    const health = (await (await fetch(svc.url + '/health')).json()) as Record<string, unknown>;
+    expect(health).toMatchObject({ paired: true, tenant_id: 0, platform: 'embedded', cache: { credentials: 3, designs: 2 } });
+    const { credentials } = (await (await call('/v1/credentials')).json()) as { credentials: { type: string; credential_key: string; address?: string }[] };
+    const evm = credentials.find((c) => c.type === 'evm')!;
+    const res = await postJson(call, '/v1/blockchain/sign', { tx_hash: HASH_A, credential_key: evm.credential_key });
+    expect(res.status).toBe(202);
+    const result = await waitForResult(call, ((await res.json()) as { request_id: string }).request_id);
+    expect(result).toMatchObject({ status: 'DONE', address: evm.address, chain_id: null });
   });
 });
 
