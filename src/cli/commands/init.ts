@@ -1,5 +1,6 @@
 import { defineCommand } from 'citty';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import type { AppContext } from '../../context';
 import { LocalsignError } from '../../errors/errors';
 import { createDemoSoftChip } from '../../platform/embedded-init';
 import { createDefaultDesigns } from '../../platform/default-designs';
@@ -31,6 +32,10 @@ export const initCommand = defineCommand({
     if (!module && (args['chip-token'] || pinEnv || pinFile)) throw new UsageError('--chip-token, --chip-pin-env and --chip-pin-file go with --chip-module');
     if (module && !pinEnv === !pinFile) throw new UsageError('--chip-module needs exactly one of --chip-pin-env VAR or --chip-pin-file FILE');
     const ctx = openContext(args, rawArgs);
+    // A failed init (wrong module, PIN, token) must leave the machine as it was: otherwise the
+    // chip settings point at the bad module and the next plain `init --embedded` mints new demo
+    // keys, losing the old credentials.
+    const restore = snapshot(ctx);
     try {
       const now = ctx.now();
       let chip: ChipSettings;
@@ -62,9 +67,24 @@ export const initCommand = defineCommand({
       printData(Boolean(args.json), out, () =>
         `Paired with the embedded platform (tenant 0), ${chip.kind === 'soft' ? 'software chip' : `PKCS#11 chip ${module}`}: ${out.credentials} credential(s), ${out.designs} design(s) in ${out.config_dir}`,
       );
+    } catch (error) {
+      restore();
+      throw error;
     } finally {
       await ctx.close();
     }
   },
 });
 
+
+/** The pairing and embedded settings as they are now, and a function that puts them back. */
+function snapshot(ctx: AppContext): () => void {
+  const embedded = existsSync(ctx.paths.embedded) ? structuredClone(ctx.embedded.get()) : null;
+  const pairing = existsSync(ctx.paths.pairing) ? structuredClone(ctx.pairing.get()) : null;
+  return () => {
+    if (embedded) ctx.embedded.replace(embedded);
+    else rmSync(ctx.paths.embedded, { force: true });
+    if (pairing) ctx.pairing.replace(pairing);
+    else rmSync(ctx.paths.pairing, { force: true });
+  };
+}

@@ -64,6 +64,13 @@ describe('help and usage', () => {
     expect(line).toBe('Unknown command frobnicate');
   });
 
+  it('a first init that fails leaves the machine unpaired', () => {
+    const r = runCli(['init', '--embedded', '--chip-module', '/nonexistent/module.so', '--chip-pin-env', 'PIN'], { home: tmp.home });
+    expect(expectOneLineFailure(r)).toBe('PKCS#11 module not found: /nonexistent/module.so');
+    expect(walkModes(tmp.home).filter((e) => !e.dir).map((e) => e.path)).toEqual([]);
+    expect(expectOneLineFailure(runCli(['sync'], { home: tmp.home }))).toBe('this machine is not paired with a platform; run `localsign init`');
+  });
+
   it('report without a request id is a usage error (exit 2), one line', () => {
     expect(expectOneLineFailure(runCli(['report'], { home: tmp.home }), 2)).toBe('report needs a request id (req_…)');
   });
@@ -99,6 +106,17 @@ describe('init --embedded, wrappers, sync, status (service down)', () => {
   it('running init again keeps the same credential_key UUIDs', () => {
     const again = parseJson<InitOut>(runCli(['init', '--embedded', '--json'], { home }));
     expect(again.credentials).toBe(3);
+    expect(credentialsOf(home).map((c) => c.credential_key).sort()).toEqual(firstKeys);
+  });
+
+  it('a failed init (wrong --chip-module) changes nothing: same chip, same credentials afterwards', () => {
+    const files = ['embedded.json', 'pairing.json', 'soft-chip.json', 'cache.json'];
+    const before = files.map((f) => readFileSync(join(home, f), 'utf8'));
+    const r = runCli(['init', '--embedded', '--chip-module', join(home, 'no-such-module.so'), '--chip-pin-env', 'LOCALSIGN_TEST_PIN'], { home, env: { LOCALSIGN_TEST_PIN: '1234' } });
+    expect(expectOneLineFailure(r)).toBe(`PKCS#11 module not found: ${join(home, 'no-such-module.so')}`);
+    expect(files.map((f) => readFileSync(join(home, f), 'utf8'))).toEqual(before);
+    // Re-running the plain init must not mint new demo keys (the old credentials would be lost).
+    expect(runCli(['init', '--embedded', '--json'], { home }).status).toBe(0);
     expect(credentialsOf(home).map((c) => c.credential_key).sort()).toEqual(firstKeys);
   });
 
