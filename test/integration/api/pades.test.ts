@@ -86,6 +86,15 @@ describe('DONE', () => {
     expect(entry).toEqual({ request_id: id, status: 'DONE', kind: 'pades', credential_key: pades, created_at: expect.stringMatching(ISO_UTC), completed_at: expect.stringMatching(ISO_UTC) });
   });
 
+  it('500 (spec §7, unexpected failure) when a DONE document vanished from results/; detail under its error_id', async () => {
+    const p = await smallPdf('to be lost');
+    const id = await accepted(await sign(p.toString('base64')));
+    expect((await waitForResult(call, id)).status).toBe('DONE');
+    rmSync(join(tmp.home, 'results', `${id}.pdf`));
+    const message = 'the signed document of this request is missing from the results folder';
+    await expectError(await call(`/v1/results/${id}`), 500, message, { ...where(), requestId: id });
+  });
+
   it('a PDF certified with DocMDP P=2 is signed', async () => {
     const p2 = await certified(2);
     const result = await waitForResult(call, await accepted(await sign(p2.toString('base64'))));
@@ -127,7 +136,7 @@ describe('refusals: 422 before 202, saying why', () => {
 
   it('nothing was accepted by the refusals above', async () => {
     const { results } = (await (await call('/v1/results')).json()) as { results: Record<string, unknown>[] };
-    expect(results.map((r) => r.status)).toEqual(['DONE', 'DONE']);
+    expect(results.map((r) => r.status)).toEqual(['DONE', 'DONE', 'DONE']);
   });
 });
 
