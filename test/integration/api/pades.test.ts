@@ -1,11 +1,13 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import forge from 'node-forge';
 import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialKeys, expectError, ISO_UTC, postJson, REQUEST_ID, smallPdf, type Call } from '../../helpers/api-fixtures';
-import { runPdfsig } from '../../helpers/pdf-tools';
+import { extractCms, runPdfsig } from '../../helpers/pdf-tools';
 import { authed, initEmbeddedWithWrapper, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
@@ -60,6 +62,18 @@ async function certified(p: 1 | 2): Promise<Buffer> {
   return Buffer.from(await doc.save({ useObjectStreams: false }));
 }
 
+/** RFC 5652 §5.4: the digest is over the signed attributes re-tagged as an explicit SET OF. */
+function signedAttributesSha256(cms: Uint8Array): string {
+  const { asn1 } = forge;
+  const content = asn1.fromDer(forge.util.createBuffer(Buffer.from(cms).toString('latin1')));
+  const signedData = ((content.value as forge.asn1.Asn1[])[1]!.value as forge.asn1.Asn1[])[0]!;
+  const parts = signedData.value as forge.asn1.Asn1[];
+  const signerInfo = (parts[parts.length - 1]!.value as forge.asn1.Asn1[])[0]!;
+  const attrs = (signerInfo.value as forge.asn1.Asn1[]).find((x) => x.tagClass === asn1.Class.CONTEXT_SPECIFIC && x.type === 0)!;
+  const der = asn1.toDer(asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SET, true, attrs.value as forge.asn1.Asn1[])).getBytes();
+  return createHash('sha256').update(Buffer.from(der, 'latin1')).digest('hex');
+}
+
 function qpdfEncrypt(input: Buffer): Buffer {
   const inPath = join(work, 'plain.pdf');
   const outPath = join(work, 'encrypted.pdf');
@@ -82,6 +96,11 @@ describe('DONE', () => {
     const report = await runPdfsig(file);
     const sigs = report.signatures.filter((s) => s.signed);
     expect(sigs.map((s) => [s.signatureValid, s.subFilter, s.coversWholeDocument])).toEqual([[true, 'ETSI.CAdES.detached', true]]);
+    // CONTRACT Security: the audit record's digest is the SHA-256 of the DER signed attributes.
+    const audit = readFileSync(join(tmp.home, 'audit.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(audit.filter((a) => a.request_id === id)).toEqual([
+      { ts: expect.stringMatching(ISO_UTC), request_id: id, wrapper_key: expect.stringMatching(/^wrp_/), credential_key: pades, kind: 'pades', digest: signedAttributesSha256(extractCms(signed, 0).cms), outcome: 'DONE' },
+    ]);
     const entry = ((await (await call('/v1/results?limit=1')).json()) as { results: Record<string, unknown>[] }).results[0]!;
     expect(entry).toEqual({ request_id: id, status: 'DONE', kind: 'pades', credential_key: pades, created_at: expect.stringMatching(ISO_UTC), completed_at: expect.stringMatching(ISO_UTC) });
   });
@@ -110,6 +129,8 @@ describe('refusals: 422 before 202, saying why', () => {
     const html = Buffer.from('<html><body>502 Bad Gateway</body></html>').toString('base64');
     await expectError(await sign(html), 422, 'pdf_base64 does not contain a PDF: it starts with "<html><body>502 " where "%PDF-" was expected', where());
     await expectError(await sign(pdf.toString('latin1')), 422, /^pdf_base64 holds a raw PDF, not base64: it starts with "%PDF-/, where());
+    // Not base64 at all: the preview is of the raw input.
+    await expectError(await sign('<html><body>oops</body></html>'), 422, 'pdf_base64 does not contain a PDF: it starts with "<html><body>oops" where "%PDF-" was expected', where());
   });
 
   it('an encrypted PDF', async () => {
@@ -132,6 +153,8 @@ describe('refusals: 422 before 202, saying why', () => {
     await expectError(await sign(b64.slice(0, 40) + ' ' + b64.slice(40)), 422, /^pdf_base64 contains whitespace/, where());
     const uneven = b64.slice(0, 76) + '\n' + b64.slice(76, 140) + '\n' + b64.slice(140);
     await expectError(await sign(uneven), 422, /^pdf_base64 has lines of uneven width/, where());
+    const wide = b64.match(/.{1,77}/g)!.join('\n');
+    await expectError(await sign(wide), 422, /^pdf_base64 is wrapped at 77 characters, wider than 76; /, where());
   });
 
   it('nothing was accepted by the refusals above', async () => {
@@ -144,6 +167,7 @@ describe('pdf_base64 repairs: accepted, one warning naming the request', () => {
   const cases: [string, (b64: string) => string, string][] = [
     ['data-uri-prefix', (b) => 'data:application/pdf;base64,' + b, 'data-uri-prefix'],
     ['76-column lines (CRLF)', (b) => b.match(/.{1,76}/g)!.join('\r\n'), 'line-breaks'],
+    ['64-column lines (PEM, LF)', (b) => b.match(/.{1,64}/g)!.join('\n') + '\n', 'line-breaks'],
     ['missing padding', (b) => b.replace(/=+$/, ''), 'padding'],
     ['URL-safe alphabet', (b) => b.replace(/\+/g, '-').replace(/\//g, '_'), 'url-safe-alphabet'],
     ['double encoding', (b) => Buffer.from(b).toString('base64'), 'double-encoded'],

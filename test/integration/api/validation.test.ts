@@ -193,4 +193,14 @@ describe('body limit: serve --max-body 1000', () => {
     const pdfBody = await rawRequest(svc.url, { method: 'POST', path: '/v1/pades/sign', headers, body: JSON.stringify({ pdf_base64: pdf, credential_key: pades }) });
     await expectRawError(pdfBody, 413, LIMIT, where());
   });
+
+  it('env LOCALSIGN_MAX_BODY sets the same limit', async () => {
+    expect(await svc.stop()).toBe(0);
+    svc = await startServiceProcess({ home: tmp.home, env: { LOCALSIGN_MAX_BODY: '500' } });
+    call = authed(svc.url, creds);
+    const json = JSON.stringify({ tx_hash: HASH_A, credential_key: evm });
+    expect((await postJson(call, '/v1/blockchain/sign', json.slice(0, -1) + ' '.repeat(500 - json.length) + '}', true)).status).toBe(202);
+    const res = await postJson(call, '/v1/blockchain/sign', json.slice(0, -1) + ' '.repeat(501 - json.length) + '}', true);
+    await expectError(res, 413, 'request body is larger than the limit of 500 bytes (serve --max-body)', where());
+  });
 });
