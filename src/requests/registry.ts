@@ -7,8 +7,8 @@ import { canTransition } from './lifecycle';
 
 /**
  * The only writer of a request's status (STYLE §2). Every final transition is persisted before it
- * is visible, appends its audit record, and an ERROR also gets an error record (status null:
- * an asynchronous failure, CONTRACT GET /v1/errors).
+ * is visible and appends its audit record (a DONE only after that record is durable); an ERROR
+ * also gets an error record (status null: an asynchronous failure, CONTRACT GET /v1/errors).
  */
 export class RequestRegistry {
   /** Requests whose final transition is being written: a second one (timeout vs. result) is dropped. */
@@ -50,10 +50,14 @@ export class RequestRegistry {
     if (!entry || !canTransition(entry.status, 'DONE') || this.settling.has(id)) return false;
     this.settling.add(id);
     const at = this.now().toISOString();
-    await Promise.all([
-      this.store.markDone(id, at, result),
-      this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapper_key, credential_key: entry.credential_key, kind: entry.kind, digest: digestHex, outcome: 'DONE' }),
-    ]).finally(() => this.settling.delete(id));
+    try {
+      // Audit first (CONTRACT Security: every signature has its audit record): a crash or a failed
+      // write in between leaves the request PENDING, to be signed again, never DONE unaccounted for.
+      await this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapper_key, credential_key: entry.credential_key, kind: entry.kind, digest: digestHex, outcome: 'DONE' });
+      await this.store.markDone(id, at, result);
+    } finally {
+      this.settling.delete(id);
+    }
     return true;
   }
 
