@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, runCli, runCliAsync } from '../../helpers/cli';
@@ -132,6 +133,18 @@ describe('serve refuses a config dir others can read', () => {
       expect(line).toBe(`${home} is accessible by other users (mode 755); fix it with: chmod 700 ${home}`);
     } finally {
       chmodSync(home, 0o700);
+    }
+  });
+
+  it('a port already in use: exit 1, one line naming the address', async () => {
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      const r = await runCliAsync(['serve', '--port', String(port)], { home });
+      expect(expectOneLineFailure(r)).toBe(`listen EADDRINUSE: address already in use 127.0.0.1:${port}`);
+    } finally {
+      await new Promise<void>((r) => busy.close(() => r()));
     }
   });
 

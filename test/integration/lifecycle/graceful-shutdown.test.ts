@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authed, initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
@@ -60,4 +61,38 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('%s while requests are in flight',
     expect((await Promise.all(evm.map((a) => verifyBlockchain(call, a, catalog.evm.address)))).filter((c) => c !== 'ok')).toEqual([]);
     expect(await service.stop()).toBe(0);
   });
+});
+
+describe('SIGTERM with a client that stalls mid-upload', () => {
+  const tmp = makeTmpHome();
+  let service: ServiceProcess | undefined;
+  afterAll(async () => {
+    await service?.stop('SIGKILL');
+    tmp.cleanup();
+  });
+
+  it('still exits 0 once the 10 s grace is over, and the stalled exchange is cut', async () => {
+    const creds = initEmbeddedWithWrapper(tmp.home);
+    service = await startServiceProcess({ home: tmp.home });
+    const socket = connect(service.port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('error', () => undefined);
+    // Headers and a first slice of a 1000-byte body, then nothing: the server waits for the rest.
+    socket.write(
+      `POST /v1/blockchain/sign HTTP/1.1\r\nHost: 127.0.0.1\r\nx-wrapper-key: ${creds.key}\r\nx-wrapper-secret: ${creds.secret}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"tx_hash":',
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const child = service.child;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    const t0 = Date.now();
+    child.kill('SIGTERM');
+    const code = await exited;
+    const tookMs = Date.now() - t0;
+    await closed;
+    expect(code).toBe(0);
+    expect(tookMs).toBeLessThan(12_000);
+    expect(service.output()).toContain('SIGTERM: finishing in-flight work');
+  }, 30_000);
 });
