@@ -41,6 +41,29 @@ export function neutraliseUnparseableHost(req: IncomingMessage): void {
 }
 
 /**
+ * Same idea for the request-target: node-server answers a bare 400 to one it cannot read (a
+ * backslash in the path, no leading "/", an absolute URL that does not parse). As a path no route
+ * has, it meets the Host check (403) and then the router (404), each with its error record.
+ */
+export function neutraliseUnreadableTarget(req: IncomingMessage): void {
+  const target = req.url ?? '';
+  if (target.startsWith('/')) {
+    // RFC 3986 §2: "\" is not a URI character; percent-encoded it is plain data in the path.
+    if (target.includes('\\')) req.url = target.replace(/\\/g, '%5C');
+    return;
+  }
+  if (/^https?:\/\//i.test(target)) {
+    try {
+      new URL(target);
+      return;
+    } catch {
+      /* falls through */
+    }
+  }
+  req.url = '/' + encodeURIComponent(target);
+}
+
+/**
  * Starts the service on a context: journal compaction, retention, recovery of PENDING requests
  * (issue 2: nothing stays PENDING after a restart), then the listener.
  */
@@ -75,6 +98,7 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
     createServer: ((options: object, listener: (req: IncomingMessage, res: never) => void) =>
       createServer(options, (req, res) => {
         neutraliseUnparseableHost(req);
+        neutraliseUnreadableTarget(req);
         listener(req, res as never);
       })) as unknown as typeof createServer,
   }) as Server;

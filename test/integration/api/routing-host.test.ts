@@ -71,6 +71,19 @@ describe('Host and Origin: 403 on every path, before route and auth', () => {
     }
   });
 
+  it('a request-target node cannot read is refused like any path: 403 for a foreign Host, else 404', async () => {
+    const head = (target: string, host: string) => `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`;
+    // ("GET health" without a slash never gets this far: Node's HTTP parser answers it 400 itself.)
+    for (const target of ['/health\\x', '/v1/credentials\\', '*', 'http://[bad/health']) {
+      const foreign = await socketRequest(svc.port, head(target, 'evil.example'));
+      expect([target, foreign.status]).toEqual([target, 403]);
+      await expectRawError(foreign, 403, HOST_MESSAGE, where());
+      const local = await socketRequest(svc.port, head(target, 'localhost'));
+      expect([target, local.status]).toEqual([target, 404]);
+      await expectRawError(local, 404, /^no route GET \//, where());
+    }
+  });
+
   it('an absolute-form request-target names the host (RFC 9112 §3.2.2), so a foreign one is 403', async () => {
     const foreign = await socketRequest(svc.port, `GET http://evil.example:${svc.port}/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
     await expectRawError(foreign, 403, HOST_MESSAGE, where());
