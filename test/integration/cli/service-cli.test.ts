@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, runCli, runCliAsync } from '../../helpers/cli';
 import { authed, initEmbeddedWithWrapper, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
-import { expectOneLineFailure, filesContaining } from './_cli-expect';
+import { expectOneLineFailure, filesContaining, walkModes } from './_cli-expect';
 
 /** Commands that talk to, or guard, a running service (`serve`, `status`, `report`, audit). */
 
@@ -115,6 +115,8 @@ describe('with a running service', () => {
     expect(filesContaining(home, 'wsec_')).toEqual([]);
     expect(service.output()).not.toContain(creds.secret.slice(5));
     expect(service.output()).not.toContain('wsec_');
+    // Everything the service and the CLI wrote meanwhile is private too (CONTRACT: 0700 / 0600).
+    expect(walkModes(home).filter((e) => e.mode !== (e.dir ? 0o700 : 0o600)).map((e) => `${e.path} ${e.mode.toString(8)}`)).toEqual([]);
   });
 });
 
