@@ -67,7 +67,16 @@ function publicKeyOf(rec: SoftChipKeyRecord): Uint8Array {
 
 export function readSoftChipFile(path: string): SoftChipFile | null {
   const raw = readFileIfExists(path);
-  return raw ? (JSON.parse(raw.toString('utf8')) as SoftChipFile) : null;
+  if (!raw) return null;
+  let file: SoftChipFile;
+  try {
+    file = JSON.parse(raw.toString('utf8')) as SoftChipFile;
+  } catch (cause) {
+    // The chip is the signing engine: a broken chip is a 502 with a cause, not an internal error.
+    throw new ChipError(`the software chip file ${path} is not readable JSON; restore it from a backup or run \`localsign init --embedded\` in a new config dir`, { cause });
+  }
+  if (!file || !Array.isArray(file.keys)) throw new ChipError(`the software chip file ${path} has no key list`);
+  return file;
 }
 
 export function writeSoftChipFile(path: string, file: SoftChipFile): void {

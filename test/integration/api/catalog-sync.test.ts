@@ -218,7 +218,7 @@ describe('POST /v1/sync and key stability', () => {
 
   // BUG (src/chip/soft-chip.ts readSoftChipFile): a corrupt soft-chip.json throws a bare SyntaxError,
   // which maps to 500 "unexpected internal error" instead of a ChipError (502). Remove `.fails` once fixed.
-  it.fails('a corrupt software chip file is a 502 (spec §7: the signing engine failed), the cache stays', async () => {
+  it('a corrupt software chip file is a 502 (spec §7: the signing engine failed), the cache stays', async () => {
     expect(await svc.stop()).toBe(0);
     const chipPath = join(tmp.home, 'soft-chip.json');
     const chipText = readFileSync(chipPath, 'utf8');
