@@ -48,6 +48,8 @@ export class AppContext {
   readonly pool: SignWorkerPool;
   readonly chips: ChipProvider;
   readonly now: () => Date;
+  /** Documents of accepted PAdES requests, kept in memory until their job ends (work/ is for restarts). */
+  private readonly heldDocuments = new Map<string, Buffer>();
   private requestParts: { store: RequestStore; registry: RequestRegistry; audit: AuditLog; jobs: JobRunner } | null = null;
 
   constructor(readonly config: Config, private readonly options: ContextOptions) {
@@ -108,7 +110,7 @@ export class AppContext {
       getChip: () => this.chips.get(this.embedded.get().chip),
       findCredential: (key) => this.cache.get().credentials.find((c) => c.credential_key === key),
       findDesign: (key) => this.cache.get().designs.find((d) => d.design_key === key),
-      readWorkFile: (id) => readFileIfExistsAsync(this.workFilePath(id)),
+      readWorkFile: async (id) => this.heldDocuments.get(id) ?? readFileIfExistsAsync(this.workFilePath(id)),
       writeResult: (id, bytes) => this.requests.store.writeResult(id, bytes),
       removeWorkFile: (id) => this.removeWorkFile(id),
       tsaUrl: this.config.tsaUrl,
@@ -119,7 +121,12 @@ export class AppContext {
     return writeFileAtomicAsync(this.workFilePath(requestId), bytes);
   }
 
+  holdDocument(requestId: string, pdf: Uint8Array): void {
+    this.heldDocuments.set(requestId, Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength));
+  }
+
   removeWorkFile(requestId: string): void {
+    this.heldDocuments.delete(requestId);
     rmSync(this.workFilePath(requestId), { force: true });
   }
 

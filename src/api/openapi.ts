@@ -121,7 +121,10 @@ export const OPENAPI_DOCUMENT = {
       get: {
         summary: 'One signing result',
         security: auth,
-        parameters: [{ name: 'request_id', in: 'path', required: true, schema: { type: 'string' } }],
+        parameters: [
+          { name: 'request_id', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'wait', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 30, default: 0 }, description: 'long poll: hold a PENDING answer up to this many seconds (digits only; above 30 is clamped)' },
+        ],
         responses: { '200': json({ $ref: '#/components/schemas/Result' }), ...errorResponses([401, 404]) },
       },
     },

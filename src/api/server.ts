@@ -121,6 +121,7 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
     close(graceMs = 10_000) {
       closing ??= (async () => {
         clearInterval(sweep);
+        registry.releaseWaiters();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);

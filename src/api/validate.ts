@@ -59,3 +59,19 @@ export function parseLimit(values: string[] | undefined, fallback: number): numb
   if (trimmed === '') throw new InvalidInputError('limit must be at least 1');
   return trimmed.length > 4 ? LIMIT_MAX : Math.min(Number(trimmed), LIMIT_MAX);
 }
+
+/** Longest long-poll a caller may ask for on GET /v1/results/{id}. */
+export const WAIT_MAX_SECONDS = 30;
+
+/**
+ * `wait` (seconds) on GET /v1/results/{id}: digits only like `limit`; 0 means answer at once,
+ * above 30 is clamped to 30; anything else (signs, fractions, repeats) is 422.
+ */
+export function parseWait(values: string[] | undefined): number {
+  if (!values || values.length === 0) return 0;
+  if (values.length > 1) throw new InvalidInputError('wait must be given once');
+  const raw = values[0]!;
+  if (!/^[0-9]+$/.test(raw)) throw new InvalidInputError(`wait must be a whole number of seconds (digits only), got "${raw.slice(0, 20)}"`);
+  const trimmed = raw.replace(/^0+/, '') || '0';
+  return trimmed.length > 2 ? WAIT_MAX_SECONDS : Math.min(Number(trimmed), WAIT_MAX_SECONDS);
+}

@@ -13,6 +13,8 @@ import { canTransition } from './lifecycle';
 export class RequestRegistry {
   /** Requests whose final transition is being written: a second one (timeout vs. result) is dropped. */
   private readonly settling = new Set<string>();
+  /** Long-poll waiters per request, woken once its final state is durable and visible. */
+  private readonly waiters = new Map<string, Set<() => void>>();
 
   constructor(
     private readonly store: RequestStore,
@@ -30,7 +32,12 @@ export class RequestRegistry {
     return this.store.list(limit);
   }
 
-  async create(o: { kind: RequestKind; credentialKey: string; wrapperKey: string | null; params: Record<string, unknown>; id?: string }): Promise<RequestEntry> {
+  /**
+   * Creates a PENDING request. Returns the entry at once and `durable`, which settles when the
+   * record is on disk: the caller answers 202 only after it, but may start signing meanwhile
+   * (the final transition itself waits for `durable`, see JobRunner).
+   */
+  begin(o: { kind: RequestKind; credentialKey: string; wrapperKey: string | null; params: Record<string, unknown>; id?: string }): { entry: RequestEntry; durable: Promise<void> } {
     const entry: RequestEntry = {
       request_id: o.id ?? newRequestId(),
       kind: o.kind,
@@ -41,8 +48,40 @@ export class RequestRegistry {
       completed_at: null,
       params: o.params,
     };
-    await this.store.create(entry);
+    return { entry, durable: this.store.create(entry) };
+  }
+
+  async create(o: Parameters<RequestRegistry['begin']>[0]): Promise<RequestEntry> {
+    const { entry, durable } = this.begin(o);
+    await durable;
     return entry;
+  }
+
+  /** Resolves when `id` is no longer PENDING, or after `ms`; never rejects. */
+  waitForFinal(id: string, ms: number): Promise<void> {
+    const entry = this.store.get(id);
+    if (!entry || entry.status !== 'PENDING' || ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const set = this.waiters.get(id) ?? new Set<() => void>();
+      this.waiters.set(id, set);
+      const done = () => {
+        clearTimeout(timer);
+        set.delete(done);
+        if (set.size === 0) this.waiters.delete(id);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      set.add(done);
+    });
+  }
+
+  /** Answers every long poll now (shutdown: in-flight exchanges must finish within the grace). */
+  releaseWaiters(): void {
+    for (const id of [...this.waiters.keys()]) this.wake(id);
+  }
+
+  private wake(id: string): void {
+    for (const done of [...(this.waiters.get(id) ?? [])]) done();
   }
 
   async complete(id: string, result: Record<string, unknown>, digestHex: string): Promise<boolean> {
@@ -57,6 +96,7 @@ export class RequestRegistry {
       await this.store.markDone(id, at, result);
     } finally {
       this.settling.delete(id);
+      this.wake(id);
     }
     return true;
   }
@@ -71,7 +111,10 @@ export class RequestRegistry {
     await Promise.all([
       this.store.markError(id, at, rec.short, rec.error_id),
       this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapper_key, credential_key: entry.credential_key, kind: entry.kind, digest: digestHex, outcome: 'ERROR' }),
-    ]).finally(() => this.settling.delete(id));
+    ]).finally(() => {
+      this.settling.delete(id);
+      this.wake(id);
+    });
     return true;
   }
 }

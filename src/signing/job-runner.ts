@@ -35,13 +35,17 @@ export class JobRunner {
     return this.inFlight.size;
   }
 
-  start(entry: RequestEntry): void {
+  /**
+   * Runs a request. `created` settles when its PENDING record is durable: signing may start
+   * before (it overlaps the fsync), the final transition never does.
+   */
+  start(entry: RequestEntry, created: Promise<void> = Promise.resolve()): void {
     if (this.inFlight.has(entry.request_id)) return;
-    const run = this.run(entry).finally(() => this.inFlight.delete(entry.request_id));
+    const run = this.run(entry, created).finally(() => this.inFlight.delete(entry.request_id));
     this.inFlight.set(entry.request_id, run);
   }
 
-  private async run(entry: RequestEntry): Promise<void> {
+  private async run(entry: RequestEntry, created: Promise<void>): Promise<void> {
     const remaining = Date.parse(entry.created_at) + this.timeoutMs - this.deps.now().getTime();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -51,16 +55,31 @@ export class JobRunner {
       );
       timer.unref?.();
     });
+    let settle: () => Promise<unknown>;
     try {
       const job = await JOBS[entry.kind]();
       const outcome = await Promise.race([job(entry, this.deps), timeout]);
-      await this.registry.complete(entry.request_id, outcome.result, outcome.digestHex);
+      settle = () => this.registry.complete(entry.request_id, outcome.result, outcome.digestHex);
     } catch (error) {
-      const digest = entry.kind === 'blockchain' ? String(entry.params.tx_hash) : null;
-      await this.registry.fail(entry.request_id, error, digest).catch(() => undefined);
+      settle = () => this.fail(entry, error);
     } finally {
       clearTimeout(timer);
     }
+    try {
+      await created;
+    } catch {
+      return; // the PENDING record never reached the disk: the caller got an error, not a 202
+    }
+    await settle().catch((error: unknown) => this.fail(entry, error));
+    // Once final, the document kept for a restart is no longer needed (this runs after `created`,
+    // so the work file's own write has finished). If the final state could not be written (the
+    // journal closed at shutdown), the request is still PENDING and keeps its document to resume.
+    if (this.registry.get(entry.request_id)?.status !== 'PENDING') this.deps.removeWorkFile(entry.request_id);
+  }
+
+  private fail(entry: RequestEntry, error: unknown): Promise<unknown> {
+    const digest = entry.kind === 'blockchain' ? String(entry.params.tx_hash) : null;
+    return this.registry.fail(entry.request_id, error, digest).catch(() => undefined);
   }
 
   /** Waits for in-flight jobs, at most `ms`; what is left stays PENDING for the next start. */

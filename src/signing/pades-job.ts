@@ -67,7 +67,6 @@ export const runPadesJob: Job = async (entry, deps) => {
   const signed = finishPades(prepared, signatureValue, { timestampToken });
   verifyPades(signed);
   await deps.writeResult(entry.request_id, signed);
-  deps.removeWorkFile(entry.request_id);
   return {
     result: { bytes: signed.length, sha256: createHash('sha256').update(signed).digest('hex'), level: timestampToken ? 'B-T' : 'B-B' },
     digestHex: Buffer.from(prepared.digest).toString('hex'),

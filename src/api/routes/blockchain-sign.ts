@@ -21,13 +21,15 @@ export function postBlockchainSign(ctx: AppContext) {
     const credential = ctx.cache.get().credentials.find((x) => x.credential_key === credentialKey);
     if (!credential) throw new InvalidInputError(`credential_key ${credentialKey.slice(0, 64)} is not a known credential (see GET /v1/credentials)`);
     if (credential.type !== 'evm') throw new InvalidInputError(`credential_key ${credentialKey} is a ${credential.type} credential; blockchain signing needs an evm one`);
-    const entry = await ctx.requests.registry.create({
+    const { entry, durable } = ctx.requests.registry.begin({
       kind: 'blockchain',
       credentialKey,
       wrapperKey: c.get('wrapper').key,
       params: { tx_hash: Buffer.from(digest).toString('hex'), chain_id: chainId },
     });
-    ctx.requests.jobs.start(entry);
+    // Signing overlaps the fsync of the PENDING record; the 202 waits for it (nothing lost).
+    ctx.requests.jobs.start(entry, durable);
+    await durable;
     return c.json({ request_id: entry.request_id, status: entry.status }, 202);
   };
 }

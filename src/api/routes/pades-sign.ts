@@ -53,7 +53,7 @@ export function postPadesSign(ctx: AppContext) {
     const cache = ctx.cache.get();
     const credential = cache.credentials.find((x) => x.credential_key === credentialKey);
     if (!credential) throw new InvalidInputError(`credential_key ${credentialKey.slice(0, 64)} is not a known credential (see GET /v1/credentials)`);
-    if (credential.type !== 'pades') throw new InvalidInputError(`credential_key ${credentialKey} is a ${credential.type} credential; PAdES signing needs a pades one`);
+    if (credential.type !== 'pades') throw new InvalidInputError(`credential_key ${credentialKey} is ${credential.type === 'evm' ? 'an' : 'a'} ${credential.type} credential; PAdES signing needs a pades one`);
     const designKey = designKeyField ?? credential.default_design_key;
     let design: CachedDesign | undefined;
     if (designKey) {
@@ -71,26 +71,26 @@ export function postPadesSign(ctx: AppContext) {
     checkPdf(pdf);
     const requestId = newRequestId();
     if (repairs.length > 0) ctx.log.warn(`${requestId}: pdf_base64 repaired (${repairs.join(', ')})`);
-    // The document and the PENDING record are made durable side by side (two fsyncs at once);
-    // a crash between them leaves either an orphan work file (removed at start-up) or a PENDING
-    // request without its document, which recovery ends in ERROR: never a lost 202.
-    const [written, created] = await Promise.allSettled([
-      ctx.writeWorkFile(requestId, pdf),
-      ctx.requests.registry.create({
+    // The document and the PENDING record are made durable side by side (two fsyncs at once)
+    // while signing already runs on the in-memory copy; the 202 and the final state wait for both.
+    // A crash in between leaves an orphan work file (removed at start-up) or a PENDING request
+    // without its document, which recovery ends in ERROR: never a lost 202.
+    ctx.holdDocument(requestId, pdf);
+    const written = ctx.writeWorkFile(requestId, pdf);
+    const { entry, durable } = ctx.requests.registry.begin({
       id: requestId,
       kind: 'pades',
       credentialKey,
       wrapperKey: c.get('wrapper').key,
-        params: { design_key: design ? design.design_key : null, variables, ...fields },
-      }),
-    ]);
-    if (created.status === 'rejected') throw created.reason;
-    if (written.status === 'rejected') {
-      await ctx.requests.registry.fail(requestId, written.reason);
-      throw written.reason;
+      params: { design_key: design ? design.design_key : null, variables, ...fields },
+    });
+    ctx.requests.jobs.start(entry, Promise.all([written, durable]).then(() => undefined));
+    const [w, d] = await Promise.allSettled([written, durable]);
+    if (d.status === 'rejected') throw d.reason;
+    if (w.status === 'rejected') {
+      await ctx.requests.registry.fail(requestId, w.reason);
+      throw w.reason;
     }
-    const entry = created.value;
-    ctx.requests.jobs.start(entry);
     return c.json({ request_id: entry.request_id, status: entry.status }, 202);
   };
 }

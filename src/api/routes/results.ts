@@ -3,7 +3,7 @@ import type { AppContext } from '../../context';
 import { LocalsignError } from '../../errors/errors';
 import type { RequestEntry } from '../../store/request-store';
 import type { ApiEnv } from '../types';
-import { parseLimit } from '../validate';
+import { parseLimit, parseWait } from '../validate';
 
 /**
  * A request is visible only to the application key that made it: another key gets the same 404
@@ -16,9 +16,16 @@ function visible(entry: RequestEntry | undefined, wrapperKey: string): entry is 
 export function getResult(ctx: AppContext) {
   return async (c: Context<ApiEnv>) => {
     const id = c.req.param('request_id') ?? '';
-    const entry = ctx.requests.store.get(id);
+    const wait = parseWait(c.req.queries('wait'));
+    let entry = ctx.requests.store.get(id);
     if (!visible(entry, c.get('wrapper').key)) {
       throw new LocalsignError('not_found', `no request ${id.slice(0, 64)}`, { type: 'not_found' });
+    }
+    // Long poll: `?wait=N` holds a PENDING answer up to N seconds, so a client needs one request
+    // per result instead of a polling loop (each poll costs the service a full HTTP exchange).
+    if (entry.status === 'PENDING' && wait > 0) {
+      await ctx.requests.registry.waitForFinal(id, wait * 1000);
+      entry = ctx.requests.store.get(id) ?? entry;
     }
     const body: Record<string, unknown> = { request_id: entry.request_id, status: entry.status };
     if (entry.status === 'ERROR') {

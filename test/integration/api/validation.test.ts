@@ -143,7 +143,7 @@ describe('POST /v1/pades/sign', () => {
   it('credential and design: unknown keys, an EVM credential, an empty design_key', async () => {
     const unknown = '11111111-1111-4111-8111-111111111111';
     await expect422('/v1/pades/sign', { pdf_base64: pdf, credential_key: unknown }, `credential_key ${unknown} is not a known credential (see GET /v1/credentials)`);
-    await expect422('/v1/pades/sign', { pdf_base64: pdf, credential_key: evm }, `credential_key ${evm} is a evm credential; PAdES signing needs a pades one`);
+    await expect422('/v1/pades/sign', { pdf_base64: pdf, credential_key: evm }, `credential_key ${evm} is an evm credential; PAdES signing needs a pades one`);
     await expect422('/v1/pades/sign', { pdf_base64: pdf, credential_key: pades, design_key: unknown }, `design_key ${unknown} is not a known design (see GET /v1/designs)`);
     // An empty design_key is not "absent": it names no design, so it must not drop the stamp silently.
     await expect422('/v1/pades/sign', { pdf_base64: pdf, credential_key: pades, design_key: '' }, 'design_key must not be empty');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hostName } from '../../../src/api/middleware/host-check';
-import { assertKnownFields, optionalString, parseLimit } from '../../../src/api/validate';
+import { assertKnownFields, optionalString, parseLimit, parseWait } from '../../../src/api/validate';
 
 describe('parseLimit (CONTRACT: digits only, 0 is 422, above 1000 clamps)', () => {
   it.each([
@@ -33,4 +33,19 @@ describe('hostName', () => {
     ['[::1]', '[::1]'],
     ['evil.example', 'evil.example'],
   ])('%s -> %s', (header, name) => expect(hostName(header)).toBe(name));
+});
+
+describe('parseWait (long poll on GET /v1/results/{id})', () => {
+  it.each([
+    [undefined, 0],
+    [['0'], 0],
+    [['5'], 5],
+    [['030'], 30],
+    [['31'], 30],
+    [['99999999999'], 30],
+  ])('%j -> %d', (values, expected) => expect(parseWait(values as string[] | undefined)).toBe(expected));
+
+  it.each([['-1'], ['1.5'], [''], ['5s'], ['1', '2']])('%j is refused', (...values) => {
+    expect(() => parseWait(values)).toThrow(/wait/);
+  });
 });
