@@ -84,7 +84,11 @@ export class RequestRegistry {
     for (const done of [...(this.waiters.get(id) ?? [])]) done();
   }
 
-  async complete(id: string, result: Record<string, unknown>, digestHex: string): Promise<boolean> {
+  /**
+   * DONE: the audit record and `persist` (the signed document, for PAdES) are made durable side
+   * by side, then the DONE record; only then is it visible.
+   */
+  async complete(id: string, result: Record<string, unknown>, digestHex: string, persist?: () => Promise<void>): Promise<boolean> {
     const entry = this.store.get(id);
     if (!entry || !canTransition(entry.status, 'DONE') || this.settling.has(id)) return false;
     this.settling.add(id);
@@ -92,7 +96,10 @@ export class RequestRegistry {
     try {
       // Audit first (CONTRACT Security: every signature has its audit record): a crash or a failed
       // write in between leaves the request PENDING, to be signed again, never DONE unaccounted for.
-      await this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapper_key, credential_key: entry.credential_key, kind: entry.kind, digest: digestHex, outcome: 'DONE' });
+      await Promise.all([
+        this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapper_key, credential_key: entry.credential_key, kind: entry.kind, digest: digestHex, outcome: 'DONE' }),
+        persist?.(),
+      ]);
       await this.store.markDone(id, at, result);
     } finally {
       this.settling.delete(id);

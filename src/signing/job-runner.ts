@@ -59,7 +59,7 @@ export class JobRunner {
     try {
       const job = await JOBS[entry.kind]();
       const outcome = await Promise.race([job(entry, this.deps), timeout]);
-      settle = () => this.registry.complete(entry.request_id, outcome.result, outcome.digestHex);
+      settle = () => this.registry.complete(entry.request_id, outcome.result, outcome.digestHex, outcome.persist);
     } catch (error) {
       settle = () => this.fail(entry, error);
     } finally {

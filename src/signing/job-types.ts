@@ -20,6 +20,8 @@ export interface JobOutcome {
   result: Record<string, unknown>;
   /** For the audit record: the tx hash, or SHA-256 of the CMS signed attributes. */
   digestHex: string;
+  /** Writes what the result needs on disk (the signed PDF); run by the registry before DONE. */
+  persist?: () => Promise<void>;
 }
 
 export type Job = (entry: RequestEntry, deps: JobDeps) => Promise<JobOutcome>;

@@ -66,9 +66,9 @@ export const runPadesJob: Job = async (entry, deps) => {
   const timestampToken = deps.tsaUrl ? await fetchTimestampToken(deps.tsaUrl, signatureValue) : null;
   const signed = finishPades(prepared, signatureValue, { timestampToken });
   verifyPades(signed);
-  await deps.writeResult(entry.request_id, signed);
   return {
     result: { bytes: signed.length, sha256: createHash('sha256').update(signed).digest('hex'), level: timestampToken ? 'B-T' : 'B-B' },
     digestHex: Buffer.from(prepared.digest).toString('hex'),
+    persist: () => deps.writeResult(entry.request_id, signed),
   };
 };
