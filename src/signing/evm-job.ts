@@ -1,5 +1,5 @@
 import { SigningError } from '../errors/errors';
-import { formatEvmSignature, normaliseLowS } from '../evm';
+import { addressFromPublicKey, formatEvmSignature, normaliseLowS } from '../evm';
 import type { Job } from './job-types';
 
 /**
@@ -19,6 +19,11 @@ export const runEvmJob: Job = async (entry, deps) => {
   const raw = await chip.signDigest(credential.chip_key_id, digest);
   const { r, s } = normaliseLowS(raw);
   const publicKey = new Uint8Array(Buffer.from(credential.public_key_hex, 'hex'));
+  // The recovery check proves the signature recovers to this public key; this proves the key is
+  // the credential's address, so the address we answer is the one the chain will recover.
+  if (addressFromPublicKey(publicKey) !== credential.address) {
+    throw new SigningError(`credential ${entry.credential_key}: its public key does not match its address ${credential.address}; run sync`);
+  }
   const yParity = (await deps.runTask({ op: 'evm-recover', publicKey, digest, r, s })) as 0 | 1;
   return {
     result: { ...formatEvmSignature({ r, s, yParity, chainId, address: credential.address }) },
