@@ -47,11 +47,27 @@ export async function postOne(call: Call, catalog: Catalog, n: number): Promise<
 }
 
 /**
+ * One request of each kind to DONE before a load: the first ones pay for loading the PAdES engine,
+ * starting the worker and warming the JIT, which on a busy machine can eat the whole load window.
+ */
+export async function warmUp(call: Call, catalog: Catalog): Promise<void> {
+  for (const n of [1000001, 1000002]) {
+    const a = await postOne(call, catalog, n);
+    if (!a) throw new Error('warm-up request was refused');
+    await settle(call, [a.id], 60_000);
+  }
+}
+
+/**
  * `clients` loops posting alternately blockchain and PAdES requests until `until()` resolves or
  * the service goes away. Returns every request the service acknowledged with 202.
  */
-export async function runLoad(call: Call, catalog: Catalog, o: { clients: number; until: Promise<unknown> }): Promise<{ accepted: Accepted[]; refused: number }> {
-  const accepted: Accepted[] = [];
+export async function runLoad(
+  call: Call,
+  catalog: Catalog,
+  o: { clients: number; until: Promise<unknown>; accepted?: Accepted[] },
+): Promise<{ accepted: Accepted[]; refused: number }> {
+  const accepted: Accepted[] = o.accepted ?? [];
   let refused = 0;
   let stop = false;
   void o.until.then(() => (stop = true));
