@@ -66,6 +66,12 @@ export interface Pkcs11Types {
 export interface Pkcs11Api {
   readonly koffi: Koffi;
   readonly modulePath: string;
+  /**
+   * The loaded library. Held for as long as the API lives: koffi unloads (dlclose) a library
+   * whose handle is garbage-collected, and the function pointers below would then point into
+   * unmapped memory (a SIGSEGV seen under load in the service, when GC ran between calls).
+   */
+  readonly library: LoadedPkcs11Module['library'];
   readonly types: Pkcs11Types;
   /** CK_UNAVAILABLE_INFORMATION, i.e. (CK_ULONG)~0 for this ABI. */
   readonly unavailable: bigint;
@@ -125,6 +131,7 @@ export async function bindFunctionList(module: LoadedPkcs11Module): Promise<Pkcs
   return {
     koffi,
     modulePath: module.path,
+    library: module.library,
     types: defineTypes(koffi),
     unavailable: (1n << ulongBits) - 1n,
     arena: () => new NativeArena(koffi),
