@@ -2,8 +2,7 @@ import { defineCommand } from 'citty';
 import { existsSync, rmSync } from 'node:fs';
 import type { AppContext } from '../../context';
 import { LocalsignError } from '../../errors/errors';
-import { createDemoSoftChip } from '../../platform/embedded-init';
-import { createDefaultDesigns } from '../../platform/default-designs';
+import { configureEmbeddedChip } from '../../platform/embedded-setup';
 import type { ChipSettings } from '../../platform/embedded-config';
 import { commonArgs, openContext } from '../settings';
 import { printData, UsageError } from '../output';
@@ -38,29 +37,10 @@ export const initCommand = defineCommand({
     const restore = snapshot(ctx);
     try {
       const now = ctx.now();
-      let chip: ChipSettings;
-      if (module) {
-        chip = { kind: 'pkcs11', module, token_label: (args['chip-token'] as string | undefined) ?? null, pin_env: pinEnv ?? null, pin_file: pinFile ?? null };
-        const previous = ctx.embedded.get();
-        ctx.embedded.update((cfg) => {
-          // Same token again: keep its credential UUIDs; another chip: its keys are new credentials.
-          const sameChip = cfg.chip.kind === 'pkcs11' && chip.kind === 'pkcs11' && cfg.chip.module === chip.module && cfg.chip.token_label === chip.token_label;
-          if (!sameChip) cfg.credentials = {};
-          cfg.chip = chip;
-          if (previous.designs.length === 0) {
-            const demo = createDefaultDesigns();
-            cfg.designs = demo.designs;
-            cfg.default_design_key = demo.defaultKey;
-          }
-        });
-      } else {
-        chip = { kind: 'soft' };
-        // Re-running init keeps the existing software chip: its keys and credential UUIDs stay.
-        if (!existsSync(ctx.paths.softChip) || ctx.embedded.get().chip.kind !== 'soft' || Object.keys(ctx.embedded.get().credentials).length === 0) {
-          const created = createDemoSoftChip(ctx.paths.softChip, now);
-          ctx.embedded.replace({ chip, ...created.config });
-        }
-      }
+      const chip: ChipSettings = module
+        ? { kind: 'pkcs11', module, token_label: (args['chip-token'] as string | undefined) ?? null, pin_env: pinEnv ?? null, pin_file: pinFile ?? null }
+        : { kind: 'soft' };
+      configureEmbeddedChip({ embedded: ctx.embedded, softChipPath: ctx.paths.softChip, chip, now });
       ctx.pairing.replace({ pairing: { platform: 'embedded', tenant_id: 0, paired_at: now.toISOString() } });
       const cache = await ctx.sync();
       const out = { paired: true, platform: 'embedded', tenant_id: 0, chip: chip.kind, credentials: cache.credentials.length, designs: cache.designs.length, config_dir: ctx.paths.home };

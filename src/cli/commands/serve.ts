@@ -1,5 +1,4 @@
 import { defineCommand } from 'citty';
-import { existsSync } from 'node:fs';
 import { startService } from '../../api/server';
 import type { AppContext } from '../../context';
 import { commonArgs, openContext } from '../settings';
@@ -21,11 +20,8 @@ export const serveArgs = {
 async function prepareDemo(ctx: AppContext): Promise<void> {
   if (!ctx.currentPairing()) {
     const now = ctx.now();
-    if (!existsSync(ctx.paths.softChip) || Object.keys(ctx.embedded.get().credentials).length === 0) {
-      const { createDemoSoftChip } = await import('../../platform/embedded-init');
-      const created = createDemoSoftChip(ctx.paths.softChip, now);
-      ctx.embedded.replace({ chip: { kind: 'soft' }, ...created.config });
-    }
+    const { configureEmbeddedChip } = await import('../../platform/embedded-setup');
+    configureEmbeddedChip({ embedded: ctx.embedded, softChipPath: ctx.paths.softChip, chip: { kind: 'soft' }, now });
     ctx.pairing.replace({ pairing: { platform: 'embedded', tenant_id: 0, paired_at: now.toISOString() } });
     await ctx.sync();
   }
