@@ -53,11 +53,11 @@ function client(url, exports) {
   };
 }
 
+/** One long-poll read per result (GET ?wait=N), as a client of this API would do it. */
 async function untilDone(c, id) {
   for (;;) {
-    const r = await c.get(`/v1/results/${id}`);
+    const r = await c.get(`/v1/results/${id}?wait=30`);
     if (r.status !== 'PENDING') return r;
-    await new Promise((res) => setImmediate(res));
   }
 }
 
