@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
 import { startService } from '../../api/server';
 import type { AppContext } from '../../context';
+import { acquireInstanceLock } from '../instance-lock';
 import { commonArgs, openContext } from '../settings';
 
 export const serveArgs = {
@@ -55,6 +56,8 @@ export const serveCommand = defineCommand({
   args: serveArgs,
   async run({ args, rawArgs }) {
     const ctx = openContext(args, rawArgs);
+    // Before anything reads or rewrites the journal: one service per config dir (instance-lock.ts).
+    const lock = await acquireInstanceLock(ctx.paths.home);
     if (args.demo) await prepareDemo(ctx);
     const service = await startService(ctx);
     ctx.log.info(`localsign listening on ${service.url} (config dir ${ctx.paths.home})`);
@@ -66,5 +69,6 @@ export const serveCommand = defineCommand({
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
     });
+    await lock.release();
   },
 });

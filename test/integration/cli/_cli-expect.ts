@@ -16,20 +16,20 @@ export function expectOneLineFailure(r: CliResult, status = 1): string {
 }
 
 /** Every entry under `dir` with its permission bits, relative names, sorted. */
-export function walkModes(dir: string, prefix = ''): { path: string; dir: boolean; mode: number }[] {
-  const out: { path: string; dir: boolean; mode: number }[] = [];
+export function walkModes(dir: string, prefix = ''): { path: string; dir: boolean; file: boolean; mode: number }[] {
+  const out: { path: string; dir: boolean; file: boolean; mode: number }[] = [];
   for (const name of readdirSync(dir).sort()) {
     const full = join(dir, name);
     const st = statSync(full);
-    out.push({ path: prefix + name, dir: st.isDirectory(), mode: st.mode & 0o777 });
+    out.push({ path: prefix + name, dir: st.isDirectory(), file: st.isFile(), mode: st.mode & 0o777 });
     if (st.isDirectory()) out.push(...walkModes(full, `${prefix}${name}/`));
   }
   return out;
 }
 
-/** Names of the files under `dir` whose bytes contain `needle`. */
+/** Names of the regular files under `dir` whose bytes contain `needle` (the service's lock socket is skipped). */
 export function filesContaining(dir: string, needle: string): string[] {
   return walkModes(dir)
-    .filter((e) => !e.dir && readFileSync(join(dir, e.path)).includes(needle))
+    .filter((e) => e.file && readFileSync(join(dir, e.path)).includes(needle))
     .map((e) => e.path);
 }
