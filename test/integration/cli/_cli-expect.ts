@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { CliResult } from '../../helpers/cli';
+import { BUNDLE, type CliResult } from '../../helpers/cli';
 
 /**
  * CONTRACT "Command line": a failure exits non-zero with ONE line on stderr and never a traceback.
@@ -32,4 +33,32 @@ export function filesContaining(dir: string, needle: string): string[] {
   return walkModes(dir)
     .filter((e) => e.file && readFileSync(join(dir, e.path)).includes(needle))
     .map((e) => e.path);
+}
+
+/**
+ * Runs the bundle on a pseudo-terminal (util-linux `script`), so stdin IS a TTY, and types
+ * `answer` once the `[y/N]` prompt shows. Returns everything the terminal showed and the exit code.
+ */
+export function runOnTty(args: string[], o: { home: string; answer: string }): Promise<{ status: number | null; screen: string }> {
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const command = [process.execPath, BUNDLE, ...args].map(quote).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: { ...process.env, LOCALSIGN_HOME: o.home, NO_COLOR: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let screen = '';
+    let answered = false;
+    const onData = (d: Buffer) => {
+      screen += d.toString('utf8');
+      if (!answered && screen.includes('[y/N]')) {
+        answered = true;
+        child.stdin.write(`${o.answer}\n`);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', reject); // `script` missing: the test fails, never skips
+    child.on('close', (status) => resolve({ status, screen }));
+  });
 }

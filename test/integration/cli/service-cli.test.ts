@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, runCli, runCliAsync } from '../../helpers/cli';
 import { authed, initEmbeddedWithWrapper, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
-import { expectOneLineFailure, filesContaining, walkModes } from './_cli-expect';
+import { expectOneLineFailure, filesContaining, runOnTty, walkModes } from './_cli-expect';
 
 /** Commands that talk to, or guard, a running service (`serve`, `status`, `report`, audit). */
 
@@ -69,6 +69,21 @@ describe('with a running service', () => {
     expect(sent.stderr).toBe(`This will be written to the file ${out}:\n${written}`);
     expect(filesContaining(home, creds.secret.slice(5))).toEqual([]);
     expect(written).not.toContain(creds.key);
+  });
+
+  it('on a terminal, report asks: "n" sends nothing (exit 1), "y" writes the file', async () => {
+    const out = join(home, 'incident-tty.json');
+    const declined = await runOnTty(['report', 'req_doesnotexist', '--out', out], { home, answer: 'n' });
+    expect(declined.status).toBe(1);
+    expect(declined.screen).toContain(`This will be written to the file ${out}:`);
+    expect(declined.screen).toContain('Send 1 error record(s) for req_doesnotexist? [y/N]');
+    expect(declined.screen).toContain('not sent: the operator declined');
+    expect(existsSync(out)).toBe(false);
+
+    const accepted = await runOnTty(['report', 'req_doesnotexist', '--out', out], { home, answer: 'y' });
+    expect(accepted.status).toBe(0);
+    expect(accepted.screen).toContain(`Wrote 1 error record(s) for req_doesnotexist to ${out}`);
+    expect((JSON.parse(readFileSync(out, 'utf8')) as { request_id: string }).request_id).toBe('req_doesnotexist');
   });
 
   it('a revoked key is refused by the running service on its next request', async () => {
