@@ -134,6 +134,12 @@ export function createSoftChip(path: string, runTask: RunTask): Chip {
           : await runTask({ op: rec.algorithm === 'p256' ? 'p256-sign' : 'secp256k1-sign', secretKey: secrets.get(keyId)!, digest });
       return result as Uint8Array;
     },
+    async signRecoverable(keyId, digest, publicKey) {
+      const rec = records.get(keyId);
+      if (!rec || rec.algorithm !== 'secp256k1') throw new ChipError(`the software chip has no secp256k1 key with id ${keyId}`);
+      if (digest.length !== 32) throw new ChipError(`digest must be 32 bytes, got ${digest.length}`);
+      return (await runTask({ op: 'secp256k1-sign-recover', secretKey: secrets.get(keyId)!, publicKey, digest })) as { r: bigint; s: bigint; yParity: 0 | 1 };
+    },
     async close() {},
   };
 }

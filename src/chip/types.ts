@@ -29,5 +29,11 @@ export interface Chip {
    * Throws ChipError with a message naming the problem (token removed, PIN locked, …).
    */
   signDigest(keyId: string, digest: Uint8Array): Promise<Uint8Array>;
+  /**
+   * Optional, secp256k1 only: sign, bring s to low-s and find the recovery id against
+   * `publicKey` (throwing SigningError when none recovers to it) in one step. The software chip
+   * does all three in one worker task; callers without it use signDigest and recover themselves.
+   */
+  signRecoverable?(keyId: string, digest: Uint8Array, publicKey: Uint8Array): Promise<{ r: bigint; s: bigint; yParity: 0 | 1 }>;
   close(): Promise<void>;
 }

@@ -15,16 +15,22 @@ export const runEvmJob: Job = async (entry, deps) => {
   const txHash = String(entry.params.tx_hash);
   const digest = new Uint8Array(Buffer.from(txHash, 'hex'));
   const chainId = (entry.params.chain_id as number | null) ?? null;
-  const chip = await deps.getChip();
-  const raw = await chip.signDigest(credential.chip_key_id, digest);
-  const { r, s } = normaliseLowS(raw);
   const publicKey = new Uint8Array(Buffer.from(credential.public_key_hex, 'hex'));
   // The recovery check proves the signature recovers to this public key; this proves the key is
   // the credential's address, so the address we answer is the one the chain will recover.
   if (addressFromPublicKey(publicKey) !== credential.address) {
     throw new SigningError(`credential ${entry.credential_key}: its public key does not match its address ${credential.address}; run sync`);
   }
-  const yParity = (await deps.runTask({ op: 'evm-recover', publicKey, digest, r, s })) as 0 | 1;
+  const chip = await deps.getChip();
+  let r: bigint;
+  let s: bigint;
+  let yParity: 0 | 1;
+  if (chip.signRecoverable) {
+    ({ r, s, yParity } = await chip.signRecoverable(credential.chip_key_id, digest, publicKey));
+  } else {
+    ({ r, s } = normaliseLowS(await chip.signDigest(credential.chip_key_id, digest)));
+    yParity = (await deps.runTask({ op: 'evm-recover', publicKey, digest, r, s })) as 0 | 1;
+  }
   return {
     result: { ...formatEvmSignature({ r, s, yParity, chainId, address: credential.address }) },
     digestHex: txHash,

@@ -1,6 +1,6 @@
 import { constants, createPrivateKey, privateEncrypt, type KeyObject } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
-import { createRecoveryChecker, signDigestSecp256k1 } from '../evm';
+import { createRecoveryChecker, normaliseLowS, signDigestSecp256k1 } from '../evm';
 
 /**
  * CPU-bound signing steps, run in worker threads (or inline when there are none). Plain data in
@@ -11,9 +11,10 @@ export type SignTask =
   | { op: 'rsa-sign'; keyPem: string; digest: Uint8Array }
   | { op: 'p256-sign'; secretKey: Uint8Array; digest: Uint8Array }
   | { op: 'secp256k1-sign'; secretKey: Uint8Array; digest: Uint8Array }
-  | { op: 'evm-recover'; publicKey: Uint8Array; digest: Uint8Array; r: bigint; s: bigint };
+  | { op: 'evm-recover'; publicKey: Uint8Array; digest: Uint8Array; r: bigint; s: bigint }
+  | { op: 'secp256k1-sign-recover'; secretKey: Uint8Array; publicKey: Uint8Array; digest: Uint8Array };
 
-export type SignTaskResult = Uint8Array | number;
+export type SignTaskResult = Uint8Array | number | { r: bigint; s: bigint; yParity: 0 | 1 };
 
 /** DER prefix of DigestInfo{ sha256, NULL } (RFC 8017 §9.2 note 1): what CKM_RSA_PKCS signs. */
 export const SHA256_DIGEST_INFO_PREFIX = Uint8Array.from([
@@ -22,6 +23,16 @@ export const SHA256_DIGEST_INFO_PREFIX = Uint8Array.from([
 
 const rsaKeys = new Map<string, KeyObject>();
 const checkers = new Map<string, ReturnType<typeof createRecoveryChecker>>();
+
+function checkerFor(publicKey: Uint8Array): ReturnType<typeof createRecoveryChecker> {
+  const id = Buffer.from(publicKey).toString('hex');
+  let checker = checkers.get(id);
+  if (!checker) {
+    checker = createRecoveryChecker(publicKey);
+    checkers.set(id, checker);
+  }
+  return checker;
+}
 
 export function runSignTask(task: SignTask): SignTaskResult {
   switch (task.op) {
@@ -40,14 +51,12 @@ export function runSignTask(task: SignTask): SignTaskResult {
       return p256.sign(task.digest, task.secretKey, { prehash: false, lowS: false, format: 'compact' });
     case 'secp256k1-sign':
       return signDigestSecp256k1(task.secretKey, task.digest);
-    case 'evm-recover': {
-      const id = Buffer.from(task.publicKey).toString('hex');
-      let checker = checkers.get(id);
-      if (!checker) {
-        checker = createRecoveryChecker(task.publicKey);
-        checkers.set(id, checker);
-      }
-      return checker.recover(task.digest, task.r, task.s);
+    case 'evm-recover':
+      return checkerFor(task.publicKey).recover(task.digest, task.r, task.s);
+    case 'secp256k1-sign-recover': {
+      // The same steps as signDigest + evm-job's recovery, in one worker round trip.
+      const { r, s } = normaliseLowS(signDigestSecp256k1(task.secretKey, task.digest));
+      return { r, s, yParity: checkerFor(task.publicKey).recover(task.digest, r, s) };
     }
   }
 }

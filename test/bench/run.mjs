@@ -2,6 +2,7 @@
 // as a real service on this machine. Never part of `npm test`. Prints one line per figure and a JSON
 // summary (also written to bench-results.json) so README figures name their source.
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -27,6 +28,7 @@ async function startService(home, args = []) {
   let out = '';
   const url = await new Promise((res, rej) => {
     const on = (d) => {
+      if (process.env.BENCH_TRACE) process.stderr.write(String(d).split('\n').filter((l) => l.startsWith('TRACE')).map((l) => l + '\n').join(''));
       out += d;
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) res(m[1]);
@@ -45,12 +47,32 @@ function peakRssMb(pid) {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)[1]) / 1024;
 }
 
+/**
+ * node:http with a keep-alive agent, not fetch: undici's fetch cost the load generator more CPU
+ * than the service it measured (9.6 s of client CPU against 2.5 s of service CPU in one run),
+ * and both share this machine's two cores.
+ */
 function client(url, exports) {
+  const { hostname, port } = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 128 });
   const headers = { 'x-wrapper-key': exports.LOCALSIGN_KEY, 'x-wrapper-secret': exports.LOCALSIGN_SECRET, 'content-type': 'application/json' };
-  return {
-    post: (path, body) => fetch(url + path, { method: 'POST', headers, body }).then((r) => r.json()),
-    get: (path) => fetch(url + path, { headers }).then((r) => r.json()),
-  };
+  const request = (method, path, body) =>
+    new Promise((resolve, reject) => {
+      const req = http.request({ hostname, port, path, method, agent, headers: body ? { ...headers, 'content-length': Buffer.byteLength(body) } : headers }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+          } catch (e) {
+            reject(e);
+          }
+        });
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  return { post: (path, body) => request('POST', path, body), get: (path) => request('GET', path) };
 }
 
 /** One long-poll read per result (GET ?wait=N), as a client of this API would do it. */
@@ -104,7 +126,7 @@ try {
   startups.sort((a, b) => a - b);
   if (want('startup')) record('start-up (spawn -> listening), p50', `${ms(percentile(startups, 50))} ms`, '<= 200 ms');
 
-  const svc = await startService(home);
+  const svc = await startService(home, process.env.BENCH_WORKERS ? ['--workers', process.env.BENCH_WORKERS] : []);
   const api = client(svc.url, first.exports);
   const pades = first.exports.LOCALSIGN_PADES_CREDENTIAL;
   const evm = first.exports.LOCALSIGN_EVM_CREDENTIAL;
@@ -130,6 +152,12 @@ try {
     const lat = [];
     let done = 0;
     const hash = () => '0x' + Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex');
+    const cpuOf = (pid) => {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(f[11]) + Number(f[12])) / 100; // utime + stime, seconds (USER_HZ 100)
+    };
+    const serviceCpu0 = cpuOf(svc.child.pid);
+    const clientCpu0 = process.cpuUsage();
     const end = performance.now() + durationMs;
     const t0 = performance.now();
     await Promise.all(
@@ -148,6 +176,8 @@ try {
     lat.sort((a, b) => a - b);
     record('EVM signatures/s at 64 clients', Math.round(done / elapsed), '>= 2000/s');
     record('EVM POST->DONE p99 at 64 clients', `${ms(percentile(lat, 99))} ms`, '<= 25 ms');
+    const clientCpu = process.cpuUsage(clientCpu0);
+    record('  CPU: service / load generator', `${ms(cpuOf(svc.child.pid) - serviceCpu0)} s / ${ms((clientCpu.user + clientCpu.system) / 1e6)} s`, `(info, over ${ms(elapsed)} s on ${cpus().length} cores)`);
   }
 
   if (want('results')) {
