@@ -33,13 +33,13 @@ export class JsonCollection<T> {
     this.db = new LowSync<T>(new AtomicJsonFile<T>(path), empty());
   }
 
+  /**
+   * Identity of the file on disk: every write is a rename, so a new inode; size and mtime as a
+   * second guard. Plain (number) stats: BigIntStats cost more than the rest of the auth check.
+   */
   private diskStamp(): string {
-    try {
-      const s = statSync(this.path, { bigint: true });
-      return `${s.ino}:${s.size}:${s.mtimeNs}`;
-    } catch {
-      return 'missing';
-    }
+    const s = statSync(this.path, { throwIfNoEntry: false });
+    return s ? `${s.ino}:${s.size}:${s.mtimeMs}` : 'missing';
   }
 
   get(): T {

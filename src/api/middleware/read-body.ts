@@ -1,10 +1,18 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { InvalidInputError, LocalsignError } from '../../errors/errors';
 
-/** Reads the raw body up to `limit` bytes; over it: 413 without reading the rest. */
+/**
+ * Reads the raw body up to `limit` bytes; over it: 413 without reading the rest. Under
+ * @hono/node-server the Node request stream is read directly: touching `c.req.raw.body` makes the
+ * adapter build a WHATWG Request, which took a third of the event loop's time per sign request
+ * in a CPU profile under load.
+ */
 export async function readBodyBytes(c: Context, limit: number): Promise<Buffer> {
   const declared = c.req.header('content-length');
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit);
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming && typeof incoming.on === 'function') return readNodeStream(incoming, limit);
   const body = c.req.raw.body;
   if (!body) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
@@ -21,6 +29,20 @@ export async function readBodyBytes(c: Context, limit: number): Promise<Buffer> 
     chunks.push(value);
   }
   return Buffer.concat(chunks, size);
+}
+
+async function readNodeStream(incoming: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of incoming as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      incoming.resume(); // drain the rest without keeping it
+      throw tooLarge(limit);
+    }
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
 }
 
 function tooLarge(limit: number): LocalsignError {
