@@ -18,11 +18,13 @@ import { ConfigurationError } from '../errors/errors';
 
 const hashOf = (home: string) => createHash('sha256').update(home).digest('hex').slice(0, 16);
 
-export function instanceSocketPath(home: string): string {
-  if (process.platform === 'win32') return `\\\\.\\pipe\\localsign-${hashOf(home)}`;
-  // sun_path holds 104 bytes on macOS, 108 on Linux: a deep config dir uses the temp dir instead.
+/** Where the lock lives: in the config dir, else (too deep a path for a socket) in the temp dir. */
+export function instanceSocketPaths(home: string): string[] {
+  const elsewhere = join(tmpdir(), `localsign-${hashOf(home)}.sock`);
+  if (process.platform === 'win32') return [`\\\\.\\pipe\\localsign-${hashOf(home)}`];
+  // sun_path holds 104 bytes on macOS, 108 on Linux.
   const inHome = join(home, 'serve.sock');
-  return Buffer.byteLength(inHome) < 100 ? inHome : join(tmpdir(), `localsign-${hashOf(home)}.sock`);
+  return Buffer.byteLength(inHome) < 100 ? [inHome, elsewhere] : [elsewhere];
 }
 
 function listen(server: Server, path: string): Promise<void> {
@@ -52,7 +54,18 @@ export interface InstanceLock {
 }
 
 export async function acquireInstanceLock(home: string): Promise<InstanceLock> {
-  const path = instanceSocketPath(home);
+  const [path, fallback] = instanceSocketPaths(home) as [string, string | undefined];
+  try {
+    return await lockAt(path, home);
+  } catch (error) {
+    // A config dir on a file system without sockets (some network or Windows-backed mounts).
+    const code = (error as NodeJS.ErrnoException).code;
+    if (fallback && code !== undefined && ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EINVAL'].includes(code)) return lockAt(fallback, home);
+    throw error;
+  }
+}
+
+async function lockAt(path: string, home: string): Promise<InstanceLock> {
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const server = createServer((socket) => socket.end());
     try {
