@@ -95,6 +95,18 @@ describe('SIGKILL under load, then restart', () => {
     expect(accepted.filter((a) => !journal.includes(`"request_id":"${a.id}"`))).toEqual([]);
   });
 
+  it('killed again while it resumes the backlog, the next start still resumes it', async () => {
+    const before = pendingInJournal(home).length;
+    expect(before).toBeGreaterThan(0);
+    // Recovery hands the PENDING requests to the runner before the listener opens: kill -9 as
+    // soon as it listens, in the middle of that work.
+    service = await startServiceProcess({ home, args });
+    service.child.kill('SIGKILL');
+    await service.stop();
+    expect(service.child.signalCode).toBe('SIGKILL');
+    expect(pendingInJournal(home).length).toBeLessThanOrEqual(before);
+  });
+
   it('a PENDING PAdES request whose work file is gone is ERROR after the restart', async () => {
     const pending = pendingInJournal(home).filter((p) => p.kind === 'pades' && existsSync(join(home, 'work', `${p.id}.pdf`)));
     expect(pending.length).toBeGreaterThan(0);
@@ -128,6 +140,22 @@ describe('SIGKILL under load, then restart', () => {
     expect(evm.filter((a) => statuses.get(a.id) !== 'DONE')).toEqual([]);
     const evmChecks = await Promise.all(evm.map((a) => verifyBlockchain(call, a, catalog.evm.address)));
     expect(evmChecks.filter((c) => c !== 'ok')).toEqual([]);
+
+    // Audit before DONE: every DONE request has its audit line, even across two kills.
+    const audited = new Set(
+      readFileSync(join(home, 'audit.jsonl'), 'utf8')
+        .split('\n')
+        .flatMap((l) => {
+          try {
+            return [JSON.parse(l) as { request_id: string; outcome: string }];
+          } catch {
+            return []; // a line torn by a kill, never acknowledged as a final state
+          }
+        })
+        .filter((r) => r.outcome === 'DONE')
+        .map((r) => r.request_id),
+    );
+    expect(accepted.filter((a) => statuses.get(a.id) === 'DONE' && !audited.has(a.id)).map((a) => a.id)).toEqual([]);
 
     const pades = accepted.filter((a) => a.kind === 'pades' && statuses.get(a.id) === 'DONE');
     const verdicts = await verifyPades(call, pades);
