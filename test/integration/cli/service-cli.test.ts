@@ -42,6 +42,11 @@ describe('with a running service', () => {
     const health = (await (await fetch(`${service.url}/health`)).json()) as Record<string, unknown>;
     expect(health).toMatchObject({ service: 'local-signing-service', version: '0.2.0', api_version: 2, paired: true, tenant_id: 0 });
     expect(parseJson(r)).toEqual({ ...health, reachable: true, url: `http://127.0.0.1:${service.port}/health`, config_dir: home });
+    const human = await runCliAsync(['status', '--port', String(service.port)], { home });
+    expect(human.status).toBe(0);
+    expect(human.stdout).toBe(
+      `localsign 0.2.0 (${String(health.commit)}) at http://127.0.0.1:${service.port}/health: paired=true tenant=0 credentials=3 designs=2; config dir ${home}\n`,
+    );
   });
 
   it('report shows exactly what would leave, refuses without --yes on a pipe, writes with --yes --out', async () => {
