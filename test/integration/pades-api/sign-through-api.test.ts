@@ -92,6 +92,8 @@ describe('PAdES through the API', () => {
   });
 
   it('produces B-T signatures when a timestamp authority is configured', async () => {
+    // One serve per config dir: restart the same home with a timestamp authority.
+    await plain.stop();
     timestamped = await startServiceProcess({ home: home.home, args: ['--tsa-url', tsa.url] });
     for (const c of credentials) {
       const { signed } = await signAndCheck(timestamped, { pdf_base64: (await samplePdf(1)).toString('base64'), credential_key: c.credential_key }, `bt-${c.name}`);
