@@ -70,5 +70,9 @@ export const serveCommand = defineCommand({
       process.once('SIGTERM', () => stop('SIGTERM'));
     });
     await lock.release();
+    // The stores are closed and what did not finish in the grace stays PENDING for the next start;
+    // a job still waiting on a TSA or chip that does not answer must not keep the process alive
+    // past the grace (CONTRACT: SIGTERM finishes within 10 s and exits).
+    process.exit(process.exitCode ?? 0);
   },
 });

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recoverAddress } from 'ethers';
@@ -129,4 +130,37 @@ export async function verifyPades(call: Call, list: Accepted[]): Promise<string[
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+export interface SilentServer {
+  url: string;
+  /** Connections accepted so far. */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * A "timestamp authority" that accepts connections and never answers: an honest way to have
+ * signing jobs that do not complete (the TSA client waits 15 s before it gives up).
+ */
+export async function startSilentServer(): Promise<SilentServer> {
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  const server = createServer((socket) => {
+    accepted += 1;
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/tsa`,
+    connections: () => accepted,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }

@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authed, initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
-import { readCatalog, runLoad, settle, verifyBlockchain, warmUp, type Accepted } from './_load';
+import { PDF_B64, readCatalog, runLoad, settle, startSilentServer, verifyBlockchain, warmUp, type Accepted, type SilentServer } from './_load';
 
 /**
  * CONTRACT: "SIGINT/SIGTERM drain in-flight work and exit 0"; "SIGTERM finishes in-flight HTTP
@@ -102,4 +102,45 @@ describe('SIGTERM with a client that stalls mid-upload', () => {
     expect(tookMs).toBeLessThan(12_000);
     expect(service.output()).toContain('SIGTERM: finishing in-flight work');
   }, 30_000);
+});
+
+describe('SIGTERM while jobs wait on a timestamp authority that never answers', () => {
+  const tmp = makeTmpHome();
+  let service: ServiceProcess | undefined;
+  let tsa: SilentServer | undefined;
+  afterAll(async () => {
+    await service?.stop();
+    await tsa?.close();
+    tmp.cleanup();
+  });
+
+  it('exits 0 after the drain, leaving them PENDING; the next start resumes each to DONE', async () => {
+    const creds = initEmbeddedWithWrapper(tmp.home);
+    tsa = await startSilentServer();
+    service = await startServiceProcess({ home: tmp.home, args: ['--tsa-url', tsa.url] });
+    let call = authed(service.url, creds);
+    const catalog = await readCatalog(call);
+    const posted = await Promise.all(
+      catalog.pades.map(async (c) => {
+        const res = await call('/v1/pades/sign', { method: 'POST', body: JSON.stringify({ pdf_base64: PDF_B64, credential_key: c.credential_key }) });
+        expect(res.status).toBe(202);
+        return ((await res.json()) as { request_id: string }).request_id;
+      }),
+    );
+    // Both jobs now wait on the silent TSA (its client gives up only after 15 s).
+    while (tsa.connections() < posted.length) await new Promise((r) => setTimeout(r, 20));
+    const child = service.child;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    const t0 = Date.now();
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+
+    // Restarted without the TSA: the requests resume (from work/) and are signed at B-B.
+    service = await startServiceProcess({ home: tmp.home });
+    expect(service.output()).toContain(`after restart: ${posted.length} request(s) resumed, 0 set to ERROR`);
+    call = authed(service.url, creds);
+    const statuses = await settle(call, posted, 60_000);
+    expect(posted.map((id) => statuses.get(id))).toEqual(posted.map(() => 'DONE'));
+  }, 60_000);
 });
