@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authed, initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
-import { postOne, readCatalog, runLoad, settle, verifyBlockchain, verifyPades, warmUp, type Accepted, type Catalog } from './_load';
+import { postOne, readCatalog, runLoad, settle, startSilentServer, verifyBlockchain, verifyPades, warmUp, type Accepted, type Catalog } from './_load';
 
 /**
  * Issue 2 "Done when": kill -9 the service under load; after a restart on the same config dir every
@@ -175,7 +175,7 @@ describe('SIGKILL under load, then restart', () => {
   });
 });
 
-describe('serve --request-timeout 1: a request resumed after its time ran out', () => {
+describe('serve --request-timeout 1', () => {
   const tmp = makeTmpHome();
   const home = tmp.home;
   let creds: { key: string; secret: string };
@@ -188,7 +188,7 @@ describe('serve --request-timeout 1: a request resumed after its time ran out', 
     tmp.cleanup();
   });
 
-  it('ends ERROR with the timeout message and an error record; finished ones stay DONE', async () => {
+  it('a request resumed after its time ran out ends ERROR with the timeout message; finished ones stay DONE', async () => {
     service = await startServiceProcess({ home, args: ['--workers', '1'] });
     let call = authed(service.url, creds);
     const catalog = await readCatalog(call);
@@ -233,5 +233,26 @@ describe('serve --request-timeout 1: a request resumed after its time ran out', 
     const timeouts = errors.filter((e) => e.type === 'timeout');
     expect(timeouts.map((e) => e.request_id).sort()).toEqual([...pendingAtKill].sort());
     expect(timeouts.every((e) => e.status === null)).toBe(true);
+  });
+
+  it('a request stuck on a timestamp authority that never answers ends ERROR after 1 s', async () => {
+    await service?.stop();
+    const tsa = await startSilentServer();
+    try {
+      service = await startServiceProcess({ home, args: ['--request-timeout', '1', '--tsa-url', tsa.url] });
+      const call = authed(service.url, creds);
+      const catalog = await readCatalog(call);
+      const a = (await postOne(call, catalog, 1))!;
+      const statuses = await settle(call, [a.id], 30_000);
+      expect(statuses.get(a.id)).toBe('ERROR');
+      expect(tsa.connections()).toBeGreaterThan(0); // it really was waiting on the TSA
+      const body = (await (await call(`/v1/results/${a.id}`)).json()) as Record<string, unknown>;
+      expect(body).toEqual({ request_id: a.id, status: 'ERROR', error: 'signing did not complete within 1 s', error_id: expect.stringMatching(/^err_/) });
+      const errors = ((await (await call('/v1/errors?limit=5')).json()) as { errors: Record<string, unknown>[] }).errors;
+      expect(errors.find((e) => e.request_id === a.id)).toMatchObject({ error_id: body.error_id, type: 'timeout', status: null, short: 'signing did not complete within 1 s' });
+    } finally {
+      await service?.stop();
+      await tsa.close();
+    }
   });
 });
