@@ -51,6 +51,9 @@ function demoCredentialExports(ctx: AppContext): string[] {
   ];
 }
 
+const SHUTDOWN_DEADLINE_MS = 10_000;
+const HTTP_GRACE_MS = 8_000;
+
 export const serveCommand = defineCommand({
   meta: { name: 'serve', description: 'Run the HTTP service in the foreground (SIGINT/SIGTERM: drain and exit 0)' },
   args: serveArgs,
@@ -64,7 +67,11 @@ export const serveCommand = defineCommand({
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         ctx.log.info(`${signal}: finishing in-flight work`);
-        void service.close(10_000).then(resolve, resolve);
+        // CONTRACT: SIGTERM finishes in-flight HTTP exchanges within 10 s and exits. close() gives
+        // exchanges HTTP_GRACE_MS, then waits for jobs; the deadline bounds the sum. Whatever is
+        // cut short is PENDING on disk (a 202 is only sent once durable) and resumes next start.
+        setTimeout(resolve, SHUTDOWN_DEADLINE_MS).unref();
+        void service.close(HTTP_GRACE_MS).then(resolve, resolve);
       };
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
