@@ -1,6 +1,6 @@
 // Bundles src/main.ts into dist/localsign.cjs (CONTRACT "bundle"), stamping the git commit.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync } from 'node:fs';
 import { build } from 'esbuild';
 
 function gitCommit() {
@@ -11,7 +11,10 @@ function gitCommit() {
   }
 }
 
-const outfile = 'dist/localsign.cjs';
+const target = 'dist/localsign.cjs';
+// Built beside and renamed into place: a test or a service reading the bundle while it is rebuilt
+// sees the old file or the new one, never half of one.
+const outfile = `dist/.localsign.${process.pid}.cjs`;
 mkdirSync('dist', { recursive: true });
 await build({
   entryPoints: ['src/main.ts'],
@@ -34,4 +37,5 @@ await build({
   logLevel: 'warning',
 });
 chmodSync(outfile, 0o755);
-console.log(`built ${outfile}`);
+renameSync(outfile, target);
+console.log(`built ${target}`);

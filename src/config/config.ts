@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ConfigurationError } from '../errors/errors';
 import type { EnvSnapshot, RawSettings } from './env';
 
@@ -47,7 +47,8 @@ export function buildConfig(env: EnvSnapshot, flags: RawSettings = {}, overrides
   const s = { ...env.settings, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) } as RawSettings;
   const timeoutSeconds = parseInteger('request timeout (seconds)', s.requestTimeout, 1, 7 * 24 * 3600);
   const config: Config = {
-    home: s.home ?? join(env.userHome, '.localsign'),
+    // Absolute, so messages and `status` name the real place whatever the working directory.
+    home: resolve(s.home ?? join(env.userHome, '.localsign')),
     host: s.host ?? DEFAULTS.host,
     port: parseInteger('port', s.port, 0, 65535) ?? DEFAULTS.port,
     maxBodyBytes: parseInteger('max body (bytes)', s.maxBody, 1, Number.MAX_SAFE_INTEGER) ?? DEFAULTS.maxBodyBytes,

@@ -55,6 +55,9 @@ export class JobRunner {
       );
       timer.unref?.();
     });
+    // Observed here so a timeout firing while the job module still loads is not an unhandled
+    // rejection; Promise.race below still sees it.
+    timeout.catch(() => undefined);
     let settle: () => Promise<unknown>;
     try {
       const job = await JOBS[entry.kind]();

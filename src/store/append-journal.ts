@@ -26,6 +26,7 @@ export class AppendJournal {
   private queue: Pending[] = [];
   private flushing: Promise<void> | null = null;
   private lines = 0;
+  private closed = false;
 
   constructor(private readonly path: string) {
     this.fd = openSync(path, 'a', 0o600);
@@ -57,6 +58,7 @@ export class AppendJournal {
   }
 
   append(record: unknown): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`journal ${this.path} is closed`));
     return new Promise((resolve, reject) => {
       this.queue.push({ line: JSON.stringify(record) + '\n', resolve, reject });
       if (!this.flushing) this.flushing = this.flushLoop();
@@ -105,6 +107,7 @@ export class AppendJournal {
 
   async close(): Promise<void> {
     await this.drain();
+    this.closed = true;
     closeSync(this.fd);
   }
 }
