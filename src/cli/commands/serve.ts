@@ -13,7 +13,7 @@ export const serveArgs = {
   'request-timeout': { type: 'string', description: 'Seconds before a PENDING request ends in ERROR (default 600)' },
   'allow-host': { type: 'string', description: 'Extra Host name to serve (repeatable)' },
   'allow-origin': { type: 'string', description: 'Origin allowed to call the API (repeatable)' },
-  workers: { type: 'string', description: 'Signing worker threads (default: cores - 1)' },
+  workers: { type: 'string', description: 'Signing worker threads (default: cores - 1, at least 2, at most 8)' },
   demo: { type: 'boolean', description: 'Pair with the embedded default if unpaired and print a fresh demo application key' },
 } as const;
 
