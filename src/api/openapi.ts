@@ -6,6 +6,11 @@ const errorResponses = (codes: number[]) =>
 const json = (schema: object, description = 'OK') => ({ description, content: { 'application/json': { schema } } });
 const limit = (def: number) => ({ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: def }, description: 'digits only; above 1000 is clamped' });
 const auth = [{ wrapperKey: [], wrapperSecret: [] }];
+/** A sign request body: a closed object (unknown fields are 422, CONTRACT). */
+const signBody = (required: string[], properties: Record<string, unknown>) => ({
+  required: true,
+  content: { 'application/json': { schema: { type: 'object', additionalProperties: false, required, properties } } },
+});
 const accepted = json({ type: 'object', required: ['request_id', 'status'], properties: { request_id: { type: 'string', pattern: '^req_' }, status: { const: 'PENDING' } } }, 'Accepted');
 
 /** GET /openapi.json: the API as built (CONTRACT), OpenAPI 3.1. */
@@ -69,27 +74,15 @@ export const OPENAPI_DOCUMENT = {
       post: {
         summary: 'Sign a PDF (PAdES B-B, or B-T with a timestamp authority)',
         security: auth,
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                additionalProperties: false,
-                required: ['pdf_base64', 'credential_key'],
-                properties: {
-                  pdf_base64: { type: 'string' },
-                  credential_key: { type: 'string' },
-                  design_key: { type: ['string', 'null'] },
-                  variables: { type: ['object', 'null'], additionalProperties: { type: 'string' } },
-                  reason: { type: ['string', 'null'] },
-                  location: { type: ['string', 'null'] },
-                  signer_name: { type: ['string', 'null'] },
-                },
-              },
-            },
-          },
-        },
+        requestBody: signBody(['pdf_base64', 'credential_key'], {
+          pdf_base64: { type: 'string' },
+          credential_key: { type: 'string' },
+          design_key: { type: ['string', 'null'] },
+          variables: { type: ['object', 'null'], additionalProperties: { type: 'string' } },
+          reason: { type: ['string', 'null'] },
+          location: { type: ['string', 'null'] },
+          signer_name: { type: ['string', 'null'] },
+        }),
         responses: { '202': accepted, ...errorResponses([401, 403, 409, 413, 422, 500]) },
       },
     },
@@ -97,23 +90,11 @@ export const OPENAPI_DOCUMENT = {
       post: {
         summary: 'Sign a keccak256 transaction hash (secp256k1, low-s)',
         security: auth,
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                additionalProperties: false,
-                required: ['tx_hash', 'credential_key'],
-                properties: {
-                  tx_hash: { type: 'string', pattern: '^(0[xX])?[0-9a-fA-F]{64}$' },
-                  credential_key: { type: 'string' },
-                  chain_id: { type: ['integer', 'null'], minimum: 1, maximum: 4503599627370476 },
-                },
-              },
-            },
-          },
-        },
+        requestBody: signBody(['tx_hash', 'credential_key'], {
+          tx_hash: { type: 'string', pattern: '^(0[xX])?[0-9a-fA-F]{64}$' },
+          credential_key: { type: 'string' },
+          chain_id: { type: ['integer', 'null'], minimum: 1, maximum: 4503599627370476 },
+        }),
         responses: { '202': accepted, ...errorResponses([401, 403, 409, 413, 422, 500]) },
       },
     },

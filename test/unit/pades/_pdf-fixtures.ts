@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { concat } from '../../../src/pades/_asn1';
 
 export const tmp = mkdtempSync(join(tmpdir(), 'localsign-pades-'));
 let counter = 0;
@@ -61,15 +62,6 @@ export function pdfsig(pdf: Uint8Array): string {
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /**
  * A hybrid-reference file: objects 1-3 and 5 top-level, listed in the classic table; the page's
