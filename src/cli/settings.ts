@@ -22,6 +22,8 @@ export function configFromArgs(args: Record<string, unknown>, rawArgs: string[] 
     requestTimeout: str('request-timeout'),
     tsaUrl: str('tsa-url'),
     workers: str('workers'),
+    retentionDays: str('retention-days'),
+    retentionMax: str('retention-max'),
     allowHost: repeatedFlag(rawArgs, 'allow-host').length ? repeatedFlag(rawArgs, 'allow-host') : undefined,
     allowOrigin: repeatedFlag(rawArgs, 'allow-origin').length ? repeatedFlag(rawArgs, 'allow-origin') : undefined,
   };

@@ -64,8 +64,9 @@ export function buildConfig(env: EnvSnapshot, flags: RawSettings = {}, overrides
     tsaUrl: s.tsaUrl ?? null,
     allowHosts: (s.allowHost ?? []).map((h) => h.toLowerCase()),
     allowOrigins: s.allowOrigin ?? [],
-    retentionMs: DEFAULTS.retentionMs,
-    retentionMaxResults: DEFAULTS.retentionMaxResults,
+    // CONTRACT: 7 days or 10,000 results, whichever is less, configurable.
+    retentionMs: (parseInteger('retention (days)', s.retentionDays, 1, 3650) ?? DEFAULTS.retentionMs / 86_400_000) * 86_400_000,
+    retentionMaxResults: parseInteger('retention (results)', s.retentionMax, 1, 1_000_000) ?? DEFAULTS.retentionMaxResults,
     errorsRotateBytes: DEFAULTS.errorsRotateBytes,
     errorsKeepFiles: DEFAULTS.errorsKeepFiles,
     workers: parseInteger('workers', s.workers, 0, 64) ?? defaultWorkers(),

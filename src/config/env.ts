@@ -12,6 +12,8 @@ export interface RawSettings {
   allowHost?: string[];
   allowOrigin?: string[];
   workers?: string;
+  retentionDays?: string;
+  retentionMax?: string;
 }
 
 export interface EnvSnapshot {
@@ -39,6 +41,8 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): EnvSnapshot {
       allowHost: list(env.LOCALSIGN_ALLOW_HOST),
       allowOrigin: list(env.LOCALSIGN_ALLOW_ORIGIN),
       workers: env.LOCALSIGN_WORKERS || undefined,
+      retentionDays: env.LOCALSIGN_RETENTION_DAYS || undefined,
+      retentionMax: env.LOCALSIGN_RETENTION_MAX || undefined,
     },
     readVar: (name) => env[name],
     isTty: Boolean(process.stdin.isTTY),

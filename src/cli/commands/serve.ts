@@ -13,6 +13,8 @@ export const serveArgs = {
   'request-timeout': { type: 'string', description: 'Seconds before a PENDING request ends in ERROR (default 600)' },
   'allow-host': { type: 'string', description: 'Extra Host name to serve (repeatable)' },
   'allow-origin': { type: 'string', description: 'Origin allowed to call the API (repeatable)' },
+  'retention-days': { type: 'string', description: 'Days signing results are kept (default 7, env LOCALSIGN_RETENTION_DAYS)' },
+  'retention-max': { type: 'string', description: 'Most signing results kept (default 10000, env LOCALSIGN_RETENTION_MAX)' },
   workers: { type: 'string', description: 'Signing worker threads (default: cores - 1, at least 2, at most 8)' },
   demo: { type: 'boolean', description: 'Pair with the embedded default if unpaired and print a fresh demo application key' },
 } as const;

@@ -52,3 +52,12 @@ describe('config dir permissions', () => {
     mkdirSync(join(home, 'x'));
   });
 });
+
+describe('retention (CONTRACT: 7 days or 10,000 results, configurable)', () => {
+  it('takes days and a count from flags or env', () => {
+    expect(buildConfig(env())).toMatchObject({ retentionMs: 604_800_000, retentionMaxResults: 10_000 });
+    expect(buildConfig(env({ retentionDays: '2', retentionMax: '500' }))).toMatchObject({ retentionMs: 172_800_000, retentionMaxResults: 500 });
+    expect(buildConfig(env({ retentionDays: '2' }), { retentionDays: '1' }).retentionMs).toBe(86_400_000);
+    expect(() => buildConfig(env({ retentionMax: '0' }))).toThrow('retention (results) must be an integer from 1 to 1000000, got "0"');
+  });
+});
