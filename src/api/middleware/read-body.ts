@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { InvalidInputError, LocalsignError } from '../../errors/errors';
+import { splitLargeStringField } from '../json-large-field';
 
 /**
  * Reads the raw body up to `limit` bytes; over it: 413 without reading the rest. Under
@@ -12,7 +13,7 @@ export async function readBodyBytes(c: Context, limit: number): Promise<Buffer> 
   const declared = c.req.header('content-length');
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit);
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (incoming && typeof incoming.on === 'function') return readNodeStream(incoming, limit);
+  if (incoming && typeof incoming.on === 'function') return readNodeStream(incoming, limit, declared === undefined ? null : Number(declared));
   const body = c.req.raw.body;
   if (!body) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
@@ -31,17 +32,22 @@ export async function readBodyBytes(c: Context, limit: number): Promise<Buffer> 
   return Buffer.concat(chunks, size);
 }
 
-async function readNodeStream(incoming: IncomingMessage, limit: number): Promise<Buffer> {
+async function readNodeStream(incoming: IncomingMessage, limit: number, declared: number | null): Promise<Buffer> {
+  // With a Content-Length, chunks are copied into one buffer as they arrive: collecting them and
+  // concatenating at the end held a 100 MB body twice.
+  const whole = declared !== null && Number.isSafeInteger(declared) && declared > 0 ? Buffer.allocUnsafe(declared) : null;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of incoming as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
+    if (size + chunk.length > limit || (whole && size + chunk.length > whole.length)) {
       incoming.resume(); // drain the rest without keeping it
       throw tooLarge(limit);
     }
-    chunks.push(chunk);
+    if (whole) chunk.copy(whole, size);
+    else chunks.push(chunk);
+    size += chunk.length;
   }
+  if (whole) return whole.subarray(0, size);
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
 }
 
@@ -49,9 +55,21 @@ function tooLarge(limit: number): LocalsignError {
   return new LocalsignError('too_large', `request body is larger than the limit of ${limit} bytes (serve --max-body)`, { type: 'body_limit' });
 }
 
-/** CONTRACT: invalid JSON or a non-object body is 422. */
-export async function readJsonObject(c: Context, limit: number): Promise<Record<string, unknown>> {
-  const raw = await readBodyBytes(c, limit);
+/**
+ * CONTRACT: invalid JSON or a non-object body is 422. With `largeString`, that top-level string
+ * member is taken from the raw bytes without parsing it into a JS string (see
+ * json-large-field.ts) and returned as latin1 text, the one copy the base64 decoder needs.
+ */
+export async function readJsonObject(c: Context, limit: number, largeString?: string): Promise<Record<string, unknown>> {
+  let raw = await readBodyBytes(c, limit);
+  let large: string | null = null;
+  if (largeString && raw.length > 1024 * 1024) {
+    const split = splitLargeStringField(raw, largeString);
+    if (split) {
+      large = split.value.toString('latin1');
+      raw = split.rest;
+    }
+  }
   let value: unknown;
   try {
     value = JSON.parse(raw.toString('utf8'));
@@ -61,5 +79,6 @@ export async function readJsonObject(c: Context, limit: number): Promise<Record<
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new InvalidInputError('request body must be a JSON object');
   }
+  if (large !== null) (value as Record<string, unknown>)[largeString!] = large;
   return value as Record<string, unknown>;
 }

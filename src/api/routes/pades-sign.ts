@@ -34,7 +34,7 @@ export function checkVariables(design: CachedDesign, variables: Record<string, s
  */
 export function postPadesSign(ctx: AppContext) {
   return async (c: Context<ApiEnv>) => {
-    const body = await readJsonObject(c, ctx.config.maxBodyBytes);
+    const body = await readJsonObject(c, ctx.config.maxBodyBytes, 'pdf_base64');
     assertKnownFields(body, FIELDS);
     const pdfField = body.pdf_base64;
     if (pdfField === undefined || pdfField === null) throw new InvalidInputError('pdf_base64 is required');

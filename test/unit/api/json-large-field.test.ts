@@ -1,0 +1,45 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { splitLargeStringField } from '../../../src/api/json-large-field';
+
+const split = (json: string) => splitLargeStringField(Buffer.from(json, 'utf8'), 'pdf_base64');
+
+describe('splitLargeStringField', () => {
+  it('cuts the member out of the body without copying it', () => {
+    const r = split(' {"credential_key":"k","pdf_base64":"JVBERi0x","variables":{"a":"}\\""},"x":[1,{"y":"]"}]} ');
+    expect(r!.value.toString('latin1')).toBe('JVBERi0x');
+    expect(JSON.parse(r!.rest.toString('utf8'))).toEqual({ credential_key: 'k', pdf_base64: '', variables: { a: '}"' }, x: [1, { y: ']' }] });
+  });
+
+  it.each([
+    ['escapes inside the value', '{"pdf_base64":"JVBE\\nRi0x"}'],
+    ['a non-string value', '{"pdf_base64":5}'],
+    ['a repeated member', '{"pdf_base64":"a","pdf_base64":"b"}'],
+    ['no such member', '{"credential_key":"k"}'],
+    ['not an object', '["pdf_base64"]'],
+    ['trailing garbage', '{"pdf_base64":"a"} x'],
+    ['invalid JSON', '{"pdf_base64":"a",}x'],
+    ['an unterminated string', '{"pdf_base64":"abc'],
+  ])('leaves %s to JSON.parse', (_, json) => expect(split(json)).toBeNull());
+
+  it('agrees with JSON.parse whenever it answers (property)', () => {
+    const b64 = fc.stringMatching(/^[A-Za-z0-9+/=]{0,40}$/);
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), b64, (others, value) => {
+        const text = JSON.stringify({ ...others, pdf_base64: value });
+        const r = split(text);
+        expect(r).not.toBeNull();
+        expect(r!.value.toString('latin1')).toBe(value);
+        expect(JSON.parse(r!.rest.toString('utf8'))).toEqual({ ...(JSON.parse(text) as object), pdf_base64: '' });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('splitLargeStringField and invalid JSON', () => {
+  it('never accepts what JSON.parse refuses: a raw line break inside the value', () => {
+    expect(split('{"pdf_base64":"JVBE\nRi0x"}')).toBeNull();
+    expect(() => JSON.parse('{"pdf_base64":"JVBE\nRi0x"}')).toThrow();
+  });
+});
