@@ -93,7 +93,9 @@ export class AppContext {
       const store = new RequestStore(this.paths.requestsJournal, this.paths.results);
       const audit = new AuditLog(this.paths.audit);
       const registry = new RequestRegistry(store, audit, this.errors, this.log, this.now);
-      const jobs = new JobRunner(registry, this.jobDeps(), this.config.requestTimeoutMs);
+      // PAdES jobs in parallel: enough to keep the signing workers busy, few enough that a burst
+      // of large documents is not all in memory at once.
+      const jobs = new JobRunner(registry, this.jobDeps(), this.config.requestTimeoutMs, Math.max(2, this.config.workers));
       this.requestParts = { store, registry, audit, jobs };
     }
     return this.requestParts;

@@ -2,6 +2,7 @@ import { LocalsignError } from '../errors/errors';
 import type { RequestRegistry } from '../requests/registry';
 import type { RequestEntry } from '../store/request-store';
 import type { Job, JobDeps } from './job-types';
+import { Slots } from './slots';
 
 /**
  * Loaded on first use: the PAdES job pulls in pdf-lib and fontkit, whose start-up cost (tens of
@@ -24,12 +25,17 @@ export function preloadJobs(): void {
  */
 export class JobRunner {
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** PAdES jobs running at once (each holds its document, input and output, in memory). */
+  private readonly padesSlots: Slots;
 
   constructor(
     private readonly registry: RequestRegistry,
     private readonly deps: JobDeps,
     private readonly timeoutMs: number,
-  ) {}
+    padesConcurrency = 4,
+  ) {
+    this.padesSlots = new Slots(padesConcurrency);
+  }
 
   get active(): number {
     return this.inFlight.size;
@@ -61,7 +67,13 @@ export class JobRunner {
     let settle: () => Promise<unknown>;
     try {
       const job = await JOBS[entry.kind]();
-      const outcome = await Promise.race([job(entry, this.deps), timeout]);
+      const release = entry.kind === 'pades' ? await this.acquirePadesSlot(timeout) : () => undefined;
+      let outcome;
+      try {
+        outcome = await Promise.race([job(entry, this.deps), timeout]);
+      } finally {
+        release();
+      }
       settle = () => this.registry.complete(entry.request_id, outcome.result, outcome.digestHex, outcome.persist);
     } catch (error) {
       settle = () => this.fail(entry, error);
@@ -78,6 +90,17 @@ export class JobRunner {
     // so the work file's own write has finished). If the final state could not be written (the
     // journal closed at shutdown), the request is still PENDING and keeps its document to resume.
     if (this.registry.get(entry.request_id)?.status !== 'PENDING') this.deps.removeWorkFile(entry.request_id);
+  }
+
+  /** Waits for a PAdES slot within the request's time; a slot granted after the timeout is given back. */
+  private async acquirePadesSlot(timeout: Promise<never>): Promise<() => void> {
+    const acquiring = this.padesSlots.acquire();
+    try {
+      return await Promise.race([acquiring, timeout]);
+    } catch (error) {
+      void acquiring.then((release) => release());
+      throw error;
+    }
   }
 
   private fail(entry: RequestEntry, error: unknown): Promise<unknown> {
