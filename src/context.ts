@@ -22,6 +22,9 @@ import { readFileIfExistsAsync, writeFileAtomicAsync } from './store/atomic-file
 import { RequestStore } from './store/request-store';
 import { WrapperStore } from './store/wrapper-store';
 
+/** Documents up to this size stay in memory between accept and signing. */
+const HOLD_IN_MEMORY_MAX = 16 * 1024 * 1024;
+
 export interface ContextOptions {
   config: Config;
   readVar?: (name: string) => string | undefined;
@@ -48,8 +51,12 @@ export class AppContext {
   readonly pool: SignWorkerPool;
   readonly chips: ChipProvider;
   readonly now: () => Date;
-  /** Documents of accepted PAdES requests, kept in memory until their job ends (work/ is for restarts). */
-  private readonly heldDocuments = new Map<string, Buffer>();
+  /**
+   * Documents of accepted PAdES requests until their job ends: small ones in memory (no disk read
+   * on the hot path), large ones as the promise of their work file, so a queue of big uploads
+   * waiting for a PAdES slot is on disk, not in memory.
+   */
+  private readonly heldDocuments = new Map<string, Buffer | Promise<unknown>>();
   private requestParts: { store: RequestStore; registry: RequestRegistry; audit: AuditLog; jobs: JobRunner } | null = null;
 
   constructor(readonly config: Config, private readonly options: ContextOptions) {
@@ -112,7 +119,12 @@ export class AppContext {
       getChip: () => this.chips.get(this.embedded.get().chip),
       findCredential: (key) => this.cache.get().credentials.find((c) => c.credential_key === key),
       findDesign: (key) => this.cache.get().designs.find((d) => d.design_key === key),
-      readWorkFile: async (id) => this.heldDocuments.get(id) ?? readFileIfExistsAsync(this.workFilePath(id)),
+      readWorkFile: async (id) => {
+        const held = this.heldDocuments.get(id);
+        if (Buffer.isBuffer(held)) return held;
+        if (held) await held.catch(() => undefined);
+        return readFileIfExistsAsync(this.workFilePath(id));
+      },
       writeResult: (id, bytes) => this.requests.store.writeResult(id, bytes),
       removeWorkFile: (id) => this.removeWorkFile(id),
       tsaUrl: this.config.tsaUrl,
@@ -123,8 +135,8 @@ export class AppContext {
     return writeFileAtomicAsync(this.workFilePath(requestId), bytes);
   }
 
-  holdDocument(requestId: string, pdf: Uint8Array): void {
-    this.heldDocuments.set(requestId, Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength));
+  holdDocument(requestId: string, pdf: Uint8Array, written: Promise<unknown>): void {
+    this.heldDocuments.set(requestId, pdf.length <= HOLD_IN_MEMORY_MAX ? Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength) : written);
   }
 
   removeWorkFile(requestId: string): void {

@@ -75,8 +75,8 @@ export function postPadesSign(ctx: AppContext) {
     // while signing already runs on the in-memory copy; the 202 and the final state wait for both.
     // A crash in between leaves an orphan work file (removed at start-up) or a PENDING request
     // without its document, which recovery ends in ERROR: never a lost 202.
-    ctx.holdDocument(requestId, pdf);
     const written = ctx.writeWorkFile(requestId, pdf);
+    ctx.holdDocument(requestId, pdf, written);
     const { entry, durable } = ctx.requests.registry.begin({
       id: requestId,
       kind: 'pades',

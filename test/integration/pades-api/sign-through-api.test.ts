@@ -91,6 +91,15 @@ describe('PAdES through the API', () => {
     expect(text).toMatch(/\/M \(D:\d{14}/);
   });
 
+  it('signs a document over 16 MiB, which waits for its slot on disk rather than in memory', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage([200, 200]);
+    doc.context.register(doc.context.stream(Buffer.alloc(17 * 1024 * 1024, 0x41), { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 1, 1] }));
+    const pdf = Buffer.from(await doc.save({ useObjectStreams: false }));
+    expect(pdf.length).toBeGreaterThan(16 * 1024 * 1024);
+    await signAndCheck(plain, { pdf_base64: pdf.toString('base64'), credential_key: credentials[0]!.credential_key }, 'large');
+  });
+
   it('produces B-T signatures when a timestamp authority is configured', async () => {
     // One serve per config dir: restart the same home with a timestamp authority.
     await plain.stop();
