@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,6 +89,30 @@ describe('PAdES through the API', () => {
     expect(text).toContain('/Location (Porto)');
     expect(text).toContain('/Name (Rui)');
     expect(text).toMatch(/\/M \(D:\d{14}/);
+  });
+
+  it('signs invisibly when no design applies (CONTRACT: invisible only when neither a design_key nor a default exists)', async () => {
+    // The operator removes the default design from the embedded platform, then syncs.
+    const file = join(home.home, 'embedded.json');
+    const cfg = JSON.parse(readFileSync(file, 'utf8')) as { default_design_key: string | null };
+    cfg.default_design_key = null;
+    writeFileSync(file, JSON.stringify(cfg), { mode: 0o600 });
+    const call = authed(plain.url, wrapper);
+    expect((await call('/v1/sync', { method: 'POST' })).status).toBe(200);
+    try {
+      for (const c of credentials) {
+        const listed = ((await (await call('/v1/credentials')).json()) as { credentials: { credential_key: string; default_design_key: string | null }[] }).credentials;
+        expect(listed.find((x) => x.credential_key === c.credential_key)!.default_design_key).toBeNull();
+        const { signed, file: out } = await signAndCheck(plain, { pdf_base64: (await samplePdf(1)).toString('base64'), credential_key: c.credential_key, signer_name: 'Nobody Visible' }, `invisible-${c.name}`);
+        expect(execFileSync('pdftotext', [out, '-'], { encoding: 'utf8' })).not.toContain('Nobody Visible');
+        // ISO 32000-1 §12.7.4.5: an invisible signature's widget has a zero-size /Rect.
+        expect(signed.toString('latin1')).toMatch(/\/Rect\s*\[\s*0\s+0\s+0\s+0\s*\]/);
+      }
+    } finally {
+      cfg.default_design_key = designs.find((d) => d.name === 'Standard signature stamp')!.design_key;
+      writeFileSync(file, JSON.stringify(cfg), { mode: 0o600 });
+      expect((await call('/v1/sync', { method: 'POST' })).status).toBe(200);
+    }
   });
 
   it('signs a document over 16 MiB, which waits for its slot on disk rather than in memory', async () => {
