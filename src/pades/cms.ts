@@ -8,10 +8,10 @@ import { SigningError } from '../errors/errors';
 import {
   bytesEqual, children, concat, ctx, decodeOid, DerError, derNull, expectTag, oid, octets, readDerExact,
   seq, setOf, TAG, tlv, uint, unsignedIntegerContent, type Der,
-} from './_asn1';
-import { readCertificate, readSpkiAlgorithm } from './_asn1-cert';
-import { parseSignedData, readAttributes } from './_asn1-cms';
-import { KEY_TYPE_NAMES, OID } from './_asn1-oids';
+} from '../der/der';
+import { readCertificate, readSpkiAlgorithm } from '../der/certificate-fields';
+import { parseSignedData, readAttributes } from '../der/cms-fields';
+import { KEY_TYPE_NAMES, OID } from '../der/oids';
 import type { SignatureAlgorithm } from './types';
 
 export function sha256Chunks(chunks: Iterable<Uint8Array>): Uint8Array {

@@ -8,9 +8,9 @@ import { PlatformError } from '../errors/errors';
 import {
   bool, bytesEqual, children, decodeOid, derNull, expectTag, integerValue, oid, octets, readDer, readDerExact,
   seq, TAG, toHex, uint,
-} from './_asn1';
-import { parseSignedData } from './_asn1-cms';
-import { OID } from './_asn1-oids';
+} from '../der/der';
+import { parseSignedData } from '../der/cms-fields';
+import { OID } from '../der/oids';
 
 /** RFC 3161 §2.4.2 PKIStatus values. */
 const STATUS_NAMES = ['granted', 'grantedWithMods', 'rejection', 'waiting', 'revocationWarning', 'revocationNotification'];

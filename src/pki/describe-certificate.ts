@@ -3,8 +3,8 @@
  * issuer as RFC 4514 strings, serial as lowercase hex, validity as ISO 8601 UTC.
  */
 import { InvalidInputError } from '../errors/errors';
-import { children, TAG, toHex, type Der } from '../pades/_asn1';
-import { readCertificate } from '../pades/_asn1-cert';
+import { children, TAG, toHex, type Der } from '../der/der';
+import { readCertificate } from '../der/certificate-fields';
 import { formatName } from './distinguished-name';
 
 export interface CertificateDescription {

@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import { InvalidInputError, SigningError } from '../errors/errors';
 import {
   bool, concat, ctx, derNull, expectTag, oid, octets, readDerExact, seq, TAG, tlv, uint, unsignedIntegerContent,
-} from '../pades/_asn1';
-import { findExtension, readCertificate, readSpkiKeyBits } from '../pades/_asn1-cert';
-import { OID } from '../pades/_asn1-oids';
+} from '../der/der';
+import { findExtension, readCertificate, readSpkiKeyBits } from '../der/certificate-fields';
+import { OID } from '../der/oids';
 import { encodeName, type SimpleName } from './distinguished-name';
 
 export interface IssueCertificateOptions {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { concat } from '../../../src/pades/_asn1';
+import { concat } from '../../../src/der/der';
 
 export const tmp = mkdtempSync(join(tmpdir(), 'localsign-pades-'));
 let counter = 0;

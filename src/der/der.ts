@@ -1,5 +1,5 @@
 /**
- * Private DER (X.690) helpers for CMS, RFC 3161 and X.509 byte work. We build and read DER by hand
+ * DER (X.690) helpers shared by pades/ and pki/ for CMS, RFC 3161 and X.509 byte work. We build and read DER by hand
  * because the exact bytes matter: signed attributes are signed as encoded (RFC 5652 §5.4) and
  * issuer names must be copied byte for byte (RFC 5280 §7.1). Definite lengths only (DER, §10.1).
  */

@@ -2,7 +2,7 @@
  * Private reader of the X.509 fields the CMS and PKI code needs, as exact DER views
  * (RFC 5280 §4.1: Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signatureValue }).
  */
-import { children, decodeOid, DerError, expectTag, readDerExact, TAG, type Der } from './_asn1';
+import { children, decodeOid, DerError, expectTag, readDerExact, TAG, type Der } from './der';
 
 export interface CertificateFields {
   tbs: Der;

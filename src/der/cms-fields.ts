@@ -2,8 +2,8 @@
  * Private reader of a CMS SignedData (RFC 5652 §5), shared by the CMS verifier and the RFC 3161
  * token check. Throws DerError on a structure it cannot read; callers map that to their layer's error.
  */
-import { children, decodeOid, DerError, expectTag, readDerExact, TAG, type Der } from './_asn1';
-import { OID } from './_asn1-oids';
+import { children, decodeOid, DerError, expectTag, readDerExact, TAG, type Der } from './der';
+import { OID } from './oids';
 
 export interface ParsedSignerInfo {
   issuer: Uint8Array;
