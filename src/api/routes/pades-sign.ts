@@ -67,8 +67,8 @@ export function postPadesSign(ctx: AppContext) {
     }
     const { pdf, repairs } = decodePdfBase64(pdfField);
     // pdf-lib loads on the first PAdES request, not at start-up (see job-runner.ts).
-    const { checkPdf } = await import('../../pades/pdf-check');
-    checkPdf(pdf);
+    const { checkPdfForSigning } = await import('../../pades/sign-check');
+    checkPdfForSigning(pdf, design ? design.stamp.page : 'first');
     const requestId = newRequestId();
     if (repairs.length > 0) ctx.log.warn(`${requestId}: pdf_base64 repaired (${repairs.join(', ')})`);
     // The document and the PENDING record are made durable side by side (two fsyncs at once)
