@@ -110,9 +110,22 @@ export class PdfReader {
     }
   }
 
+  /** Object streams being loaded: a stream listed as compressed inside itself (or a cycle of them) is broken, not a stack overflow. */
+  private readonly loadingStreams = new Set<number>();
+
   private loadObjectStream(streamNumber: number): ObjectStream {
     const known = this.streams.get(streamNumber);
     if (known) return known;
+    if (this.loadingStreams.has(streamNumber)) throw brokenXref(`object stream ${streamNumber} is listed as stored inside an object stream that needs it`);
+    this.loadingStreams.add(streamNumber);
+    try {
+      return this.readObjectStream(streamNumber);
+    } finally {
+      this.loadingStreams.delete(streamNumber);
+    }
+  }
+
+  private readObjectStream(streamNumber: number): ObjectStream {
     const stream = this.getObject(PDFRef.of(streamNumber));
     if (!(stream instanceof PDFRawStream)) throw brokenXref(`object stream ${streamNumber} is not a stream`);
     const n = stream.dict.get(PDFName.of('N'));

@@ -49,7 +49,12 @@ export function verifyPades(pdf: Uint8Array): VerifiedSignature {
   const reader = new PdfReader(pdf);
   const { dict: catalog } = reader.catalog();
   for (const field of signatureFields(reader, catalog)) {
-    const sig = reader.get(field, 'V');
+    let sig;
+    try {
+      sig = reader.get(field, 'V');
+    } catch {
+      continue; // an earlier signature's dictionary we never touched; ours is readable by construction
+    }
     if (!(sig instanceof PDFDict)) continue;
     const br = readByteRange(sig);
     if (br[2] + br[3] !== pdf.length) continue;
