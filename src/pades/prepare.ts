@@ -12,7 +12,7 @@ import { byteRangeFor, digestByteRange, locateSignatureSlots, patchByteRange } f
 import { algorithmOfCertificate, buildSignedAttributes, estimateCmsSize } from './cms';
 import { writeIncrementalUpdate, type UpdateObject } from './incremental-writer';
 import { inspectPdf } from './pdf-check';
-import { addSignatureField, buildSignatureDictionary, findPage } from './signature-field';
+import { addSignatureField, buildSignatureDictionary, fillSignatureField, findEmptySignatureField, findPage } from './signature-field';
 import { drawStampAppearance } from './stamp';
 import type { PadesPrepareInput, PreparedPades, StampSpec } from './types';
 
@@ -43,12 +43,20 @@ export async function preparePades(input: PadesPrepareInput): Promise<PreparedPa
   context.largestObjectNumber = Math.max(context.largestObjectNumber, highest);
   const firstNew = context.largestObjectNumber + 1;
 
-  const page = findPage(reader, info.catalog, input.stamp?.page ?? 'first');
+  // An empty signature field of the form takes the signature (and the stamp, at its size and
+  // place); otherwise a new field goes where the design says.
+  const empty = findEmptySignatureField(reader, info.catalog, { needsArea: input.stamp != null });
   let rect: [number, number, number, number] = [0, 0, 0, 0];
   let appearanceRef: PDFRef;
-  if (input.stamp) {
-    rect = stampRect(input.stamp);
-    appearanceRef = await drawStampAppearance(doc, input.stamp);
+  let stamp = input.stamp ?? null;
+  if (empty && stamp) {
+    const [x1, y1, x2, y2] = empty.rect;
+    stamp = { ...stamp, x: x1, y: y1, width: x2 - x1, height: y2 - y1 };
+  }
+  const page = empty ? null : findPage(reader, info.catalog, stamp?.page ?? 'first');
+  if (stamp) {
+    rect = stampRect(stamp);
+    appearanceRef = await drawStampAppearance(doc, stamp);
   } else {
     // An invisible signature still gets an appearance: an empty form with BBox [0 0 0 0]
     // (PDF/A and PAdES validators expect /AP /N on every widget, ISO 32000-1 §12.5.5).
@@ -65,9 +73,9 @@ export async function preparePades(input: PadesPrepareInput): Promise<PreparedPa
       contentsHexLength,
     }),
   );
-  const { rewrites } = addSignatureField({
-    reader, context, catalogRef: info.catalogRef, catalog: info.catalog, page, rect, appearanceRef, signatureRef,
-  });
+  const { rewrites } = empty
+    ? fillSignatureField({ reader, context, catalogRef: info.catalogRef, catalog: info.catalog, target: empty, appearanceRef, signatureRef })
+    : addSignatureField({ reader, context, catalogRef: info.catalogRef, catalog: info.catalog, page: page!, rect, appearanceRef, signatureRef });
   const created: UpdateObject[] = context
     .enumerateIndirectObjects()
     .filter(([ref]) => ref.objectNumber >= firstNew)

@@ -1,7 +1,7 @@
 import { PDFArray, PDFDict, PDFName } from 'pdf-lib';
 import { PdfReader } from './_pdf-reader';
 import { inspectPdf, type PdfInfo } from './pdf-check';
-import { findPage, uniqueFieldName } from './signature-field';
+import { findEmptySignatureField, findPage, uniqueFieldName } from './signature-field';
 
 /**
  * checkPdf plus every object of the input that preparePades will read: the page tree down to the
@@ -12,7 +12,9 @@ import { findPage, uniqueFieldName } from './signature-field';
 export function checkPdfForSigning(pdf: Uint8Array, page: 'first' | 'last' | number): PdfInfo {
   const reader = new PdfReader(pdf);
   const { catalogRef: _ref, catalog, ...info } = inspectPdf(reader);
-  const target = findPage(reader, catalog, page);
+  // Signing goes into an empty signature field when the form has one (prepare.ts), else onto `page`.
+  const empty = findEmptySignatureField(reader, catalog, { needsArea: true });
+  const target = findPage(reader, catalog, empty ? 'first' : page);
   reader.resolve(target.dict.get(PDFName.of('Annots')));
   const acroForm = reader.resolve(catalog.get(PDFName.of('AcroForm')));
   if (acroForm instanceof PDFDict) {

@@ -193,6 +193,76 @@ export function addSignatureField(o: SignatureFieldInput): { fieldRef: PDFRef; f
   return { fieldRef, fieldName, rewrites };
 }
 
+export interface EmptySignatureField {
+  ref: PDFRef;
+  field: PDFDict;
+  pageRef: PDFRef;
+  rect: [number, number, number, number];
+  name: string;
+}
+
+/**
+ * The first empty signature field that is also its widget (§12.7.4.5: FT /Sig, no /V; §12.5.6.19
+ * merged field-widget with /Rect and /P). Forms prepared for signing carry one, and signing into
+ * it is what readers expect: a new field beside it would leave "signature required" showing, and
+ * a certified (DocMDP P=2) form permits signing its fields rather than adding annotations.
+ */
+export function findEmptySignatureField(reader: PdfReader, catalog: PDFDict, o: { needsArea?: boolean } = {}): EmptySignatureField | null {
+  const acroForm = reader.getDict(catalog, 'AcroForm');
+  let found: EmptySignatureField | null = null;
+  forEachField(reader, acroForm && reader.getArray(acroForm, 'Fields'), (field, type, ref) => {
+    if (found || !ref || type !== PDFName.of('Sig') || field.get(PDFName.of('FT')) !== PDFName.of('Sig')) return;
+    if (field.get(PDFName.of('V')) !== undefined || field.get(PDFName.of('Kids')) !== undefined) return;
+    if (reader.get(field, 'Subtype') !== PDFName.of('Widget')) return;
+    const page = field.get(PDFName.of('P'));
+    const rect = reader.getArray(field, 'Rect')?.asArray().map((n) => reader.resolve(n));
+    if (!(page instanceof PDFRef) || !rect || rect.length !== 4 || !rect.every((n) => n instanceof PDFNumber)) return;
+    const [a, b, c, d] = rect.map((n) => (n as PDFNumber).asNumber()) as [number, number, number, number];
+    // A stamp needs room: CONTRACT "visible whenever a design applies", so a zero-size field is
+    // left alone then and the signature gets a new, visible field.
+    if (o.needsArea && (a === c || b === d)) return;
+    const t = reader.get(field, 'T');
+    found = {
+      ref,
+      field,
+      pageRef: page,
+      rect: [Math.min(a, c), Math.min(b, d), Math.max(a, c), Math.max(b, d)],
+      name: t instanceof PDFString || t instanceof PDFHexString ? t.decodeText() : '',
+    };
+  });
+  return found;
+}
+
+/** Signs into an existing empty field: /V and the appearance on it, /SigFlags 3 on the form. */
+export function fillSignatureField(o: {
+  reader: PdfReader;
+  context: PDFContext;
+  catalogRef: PDFRef;
+  catalog: PDFDict;
+  target: EmptySignatureField;
+  appearanceRef: PDFRef;
+  signatureRef: PDFRef;
+}): { fieldName: string; rewrites: UpdateObject[] } {
+  const { reader, catalog, target } = o;
+  const rewrites: UpdateObject[] = [];
+  const rewrite = (ref: PDFRef, object: PDFDict) =>
+    rewrites.push({ ref: PDFRef.of(ref.objectNumber, reader.generationOf(ref.objectNumber)), object });
+  target.field.set(PDFName.of('V'), o.signatureRef);
+  target.field.set(PDFName.of('AP'), o.context.obj({ N: o.appearanceRef }));
+  // §12.5.3 Table 165: keep the form's flags but Print on, Invisible/Hidden/NoView off.
+  const flags = reader.get(target.field, 'F');
+  target.field.set(PDFName.of('F'), PDFNumber.of(((flags instanceof PDFNumber ? flags.asNumber() : 0) | 4) & ~0x23));
+  rewrite(target.ref, target.field);
+  const acroFormEntry = catalog.get(PDFName.of('AcroForm'));
+  const acroForm = reader.resolve(acroFormEntry);
+  if (acroForm instanceof PDFDict) {
+    acroForm.set(PDFName.of('SigFlags'), PDFNumber.of(3));
+    if (acroFormEntry instanceof PDFRef) rewrite(acroFormEntry, acroForm);
+    else rewrite(o.catalogRef, catalog);
+  }
+  return { fieldName: target.name, rewrites };
+}
+
 /** Used by checks that count or list signature fields. */
 export function signatureFields(reader: PdfReader, catalog: PDFDict): PDFDict[] {
   const acroForm = reader.getDict(catalog, 'AcroForm');
