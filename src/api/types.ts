@@ -1,4 +1,3 @@
-import type { AppContext } from '../context';
 import type { WrapperRecord } from '../store/catalog-types';
 
 /** hono Env: what middleware puts on the context for routes (hono's src/types.ts pattern). */
@@ -7,5 +6,3 @@ export interface ApiEnv {
     wrapper: WrapperRecord;
   };
 }
-
-export type Ctx = AppContext;

@@ -7,7 +7,3 @@ import type { RequestStatus } from '../store/request-store';
 export function canTransition(from: RequestStatus, to: RequestStatus): boolean {
   return from === 'PENDING' && (to === 'DONE' || to === 'ERROR');
 }
-
-export function isFinal(status: RequestStatus): boolean {
-  return status === 'DONE' || status === 'ERROR';
-}
