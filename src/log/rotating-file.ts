@@ -1,15 +1,5 @@
-import { appendFileSync, closeSync, existsSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
-
-function endsWithNewline(path: string, size: number): boolean {
-  const fd = openSync(path, 'r');
-  try {
-    const last = Buffer.alloc(1);
-    readSync(fd, last, 0, 1, size - 1);
-    return last[0] === 0x0a;
-  } finally {
-    closeSync(fd);
-  }
-}
+import { appendFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { terminateTornLine } from '../store/torn-line';
 
 /**
  * Appends text to a file that rotates at `maxBytes`, keeping `keep` old files (name.1 … name.N).
@@ -23,10 +13,8 @@ export class RotatingFile {
     private readonly maxBytes: number,
     private readonly keep: number,
   ) {
+    terminateTornLine(path);
     this.size = existsSync(path) ? statSync(path).size : 0;
-    // A crash mid-append leaves a last line without its newline; start the next record on a line
-    // of its own so only the torn record is lost, not the next one too.
-    if (this.size > 0 && !endsWithNewline(path, this.size)) this.append('\n');
   }
 
   append(text: string): void {

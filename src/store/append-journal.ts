@@ -1,5 +1,6 @@
 import { closeSync, fdatasync, openSync, readFileSync, write } from 'node:fs';
 import { writeFileAtomic } from './atomic-file';
+import { terminateTornLine } from './torn-line';
 
 interface Pending {
   line: string;
@@ -29,6 +30,7 @@ export class AppendJournal {
   private closed = false;
 
   constructor(private readonly path: string) {
+    terminateTornLine(path);
     this.fd = openSync(path, 'a', 0o600);
   }
 

@@ -33,6 +33,15 @@ describe('AppendJournal', () => {
   beforeEach(() => (tmp = makeTmpHome()));
   afterEach(() => tmp.cleanup());
 
+  it('keeps the first record appended after a crash readable (the torn one alone is lost)', async () => {
+    const path = join(tmp.home, 'requests.jsonl');
+    appendFileSync(path, '{"a":1}\n{"torn":');
+    const j = new AppendJournal(path);
+    await j.append({ b: 2 });
+    await j.close();
+    expect(AppendJournal.readAll(path)).toEqual([{ a: 1 }, { b: 2 }]);
+  });
+
   it('refuses appends after close instead of writing to a closed descriptor', async () => {
     const j = new AppendJournal(join(tmp.home, 'j.jsonl'));
     await j.append({ a: 1 });
