@@ -44,7 +44,7 @@ function parseInteger(name: string, value: string | undefined, min: number, max:
 
 /**
  * Signing threads: one per core but the event loop's, at least 2 (on 2 cores, 2 workers gave
- * 1,317-1,407 EVM signatures/s against 1,185-1,209 with 1 in npm run bench), at most 8.
+ * 1,317-1,407 EVM signatures/s against 1,185-1,209 with 1: `BENCH_WORKERS=1|2 node test/bench/run.mjs evm`), at most 8.
  */
 function defaultWorkers(): number {
   return Math.min(8, Math.max(2, availableParallelism() - 1));

@@ -103,6 +103,14 @@ async function largePdf(targetBytes) {
   return Buffer.from(await d.save({ useObjectStreams: false }));
 }
 
+/** Bundles test/bench/<name> (TypeScript) with esbuild and runs it in a fresh process; its last line is JSON. */
+async function runHarness(name, args) {
+  const { build } = await import('esbuild');
+  const outfile = join(home, name.replace(/\.ts$/, '.cjs'));
+  await build({ entryPoints: [join(ROOT, 'test/bench', name)], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', loader: { '.ttf': 'binary' }, logLevel: 'error' });
+  return JSON.parse(execFileSync(process.execPath, [outfile, ...args], { encoding: 'utf8' }).trim().split('\n').at(-1));
+}
+
 const summary = { machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version }, results: {} };
 const record = (name, value, target) => {
   summary.results[name] = { value, target };
@@ -214,17 +222,18 @@ try {
   svc.child.kill('SIGTERM');
   await new Promise((r) => svc.child.on('exit', r));
 
-  if (want('large') || want('engine')) {
-    // The engine alone, in a fresh process (bundled from TypeScript here with esbuild).
-    const big = await largePdf(100 * 1024 * 1024);
+  if (want('engine')) {
+    // The engine alone, in a fresh process.
     const bigFile = join(home, 'large.pdf');
-    writeFileSync(bigFile, big);
-    const harness = join(home, 'engine-large.cjs');
-    const { build } = await import('esbuild');
-    await build({ entryPoints: [join(ROOT, 'test/bench/engine-large.ts')], outfile: harness, bundle: true, platform: 'node', format: 'cjs', target: 'node20', loader: { '.ttf': 'binary' }, logLevel: 'error' });
-    const out = JSON.parse(execFileSync(process.execPath, [harness, bigFile], { encoding: 'utf8' }).trim().split('\n').at(-1));
+    writeFileSync(bigFile, await largePdf(100 * 1024 * 1024));
+    const out = await runHarness('engine-large.ts', [bigFile]);
     record(`engine alone: ${Math.round(out.bytes / 2 ** 20)} MB PDF prepare+sign+finish+verify`, `${ms(out.seconds)} s`, 'a few seconds');
     record('  engine peak RSS', `${out.peakRssMb} MB`, `~3x size = ${Math.round((3 * out.bytes) / 2 ** 20)} MB (after reading the file: ${out.rssBeforeMb} MB)`);
+  }
+
+  if (want('stamp')) {
+    const out = await runHarness('stamp.ts', []);
+    record('drawing one stamp, p50 of 30', `${ms(out.p50)} ms`, '(info: part of the small-PDF figure)');
   }
 
   if (want('large')) {
