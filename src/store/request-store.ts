@@ -82,13 +82,19 @@ export class RequestStore {
         if (e && e.status === 'PENDING') Object.assign(e, { status: 'ERROR', completed_at: rec.at, error: rec.error, error_id: rec.error_id });
         break;
       }
-      case 'rm':
+      case 'rm': {
+        // One pass over the order for the whole batch (retention can drop thousands at start-up;
+        // an indexOf per id made that quadratic).
+        const gone = new Set<RequestEntry>();
         for (const id of rec.ids) {
           const e = this.byId.get(id);
           if (!e) continue;
           this.byId.delete(id);
-          const i = this.order.indexOf(e);
-          if (i >= 0) {
+          gone.add(e);
+        }
+        for (let i = 0; i < this.order.length && gone.size > 0; i += 1) {
+          const e = this.order[i];
+          if (e && gone.delete(e)) {
             this.order[i] = null;
             this.removed += 1;
           }
@@ -98,6 +104,7 @@ export class RequestStore {
           this.removed = 0;
         }
         break;
+      }
     }
   }
 
