@@ -17,7 +17,7 @@ function binaryAssets(): Plugin {
 export default defineConfig({
   plugins: [binaryAssets()],
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
+    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'clients/*/test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 120_000,

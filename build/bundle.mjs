@@ -1,6 +1,8 @@
 // Bundles src/main.ts into dist/localsign.cjs (CONTRACT "bundle"), stamping the git commit.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, renameSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 function gitCommit() {
@@ -11,31 +13,107 @@ function gitCommit() {
   }
 }
 
-const target = 'dist/localsign.cjs';
-// Built beside and renamed into place: a test or a service reading the bundle while it is rebuilt
-// sees the old file or the new one, never half of one.
-const outfile = `dist/.localsign.${process.pid}.cjs`;
+/**
+ * Two bundles: the service (src/main.ts) and the signing worker thread (src/sign-worker.ts), which
+ * holds only the signing code so a worker starts fast and small (issue 10). Each is built beside
+ * its target and renamed into place: a test or a service reading a bundle while it is rebuilt
+ * sees the old file or the new one, never half of one.
+ */
+const targets = [
+  { entry: 'src/main.ts', target: 'dist/localsign.cjs', vendor: true },
+  { entry: 'src/sign-worker.ts', target: 'dist/localsign-worker.cjs' },
+];
+
+/**
+ * The third bundle, dist/localsign-vendor.cjs: pdf-lib, fontkit, undici and the stamp font, 4.8 of
+ * the service bundle's 5.8 MB. Nothing on the way to the first /health uses them, yet Node read
+ * and pre-parsed them at every start (47 ms of 175 on this machine, issue 10). The service bundle
+ * imports them through build/vendor/runtime.cjs, which reads this bundle on the first use of one.
+ */
+const VENDORED = /^(pdf-lib|@pdf-lib\/fontkit|@pdf-lib\/standard-fonts|undici)$/;
+const VENDOR_RUNTIME = resolve('build/vendor/runtime.cjs');
+function vendorPlugin(used) {
+  return {
+    name: 'vendor',
+    setup(b) {
+      b.onResolve({ filter: VENDORED }, (a) => ({ path: a.path, namespace: 'vendor' }));
+      b.onResolve({ filter: /\.ttf$/ }, (a) => ({ path: relative(process.cwd(), resolve(a.resolveDir, a.path)), namespace: 'vendor' }));
+      b.onLoad({ filter: /.*/, namespace: 'vendor' }, (a) => {
+        used.add(a.path);
+        return { contents: `module.exports = require(${JSON.stringify(VENDOR_RUNTIME)})(${JSON.stringify(a.path)});`, loader: 'js', resolveDir: process.cwd() };
+      });
+    },
+  };
+}
+const vendored = new Set();
+const commit = process.env.LOCALSIGN_COMMIT || gitCommit();
+const define = {
+  __LOCALSIGN_COMMIT__: JSON.stringify(commit),
+  __LOCALSIGN_BUNDLED__: 'true',
+};
 mkdirSync('dist', { recursive: true });
-await build({
-  entryPoints: ['src/main.ts'],
-  outfile,
+/** Built beside its target and renamed into place (see below). */
+const besideTarget = (target) => target.replace(/[^/]+$/, (name) => `.${name}.${process.pid}`);
+for (const { entry, target, vendor } of targets) {
+  const outfile = besideTarget(target);
+  await build({
+    entryPoints: [entry],
+    plugins: vendor ? [vendorPlugin(vendored)] : [],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    // node20: the code must run on the machine's Node 20 (and the SEA's Node 22). Without it esbuild
+    // emits Uint8Array.fromBase64 for binary assets, which Node 20 lacks.
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+    loader: { '.ttf': 'binary' },
+    // koffi carries native binaries: it is loaded at run time from beside the bundle (chip/loader.ts).
+    external: ['koffi'],
+    define,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  chmodSync(outfile, 0o755);
+  renameSync(outfile, target);
+  console.log(`built ${target}`);
+}
+{
+  // A table of loaders, so only what is used is evaluated (undici only with a remote platform).
+  const table = [...vendored].sort().map((name) => `  ${JSON.stringify(name)}: () => require(${JSON.stringify(name.endsWith('.ttf') ? `./${name}` : name)}),`);
+  const target = 'dist/localsign-vendor.cjs';
+  const outfile = besideTarget(target);
+  await build({
+    stdin: { contents: `module.exports = {\n${table.join('\n')}\n};\n`, resolveDir: process.cwd(), loader: 'js' },
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    loader: { '.ttf': 'binary' },
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  renameSync(outfile, target);
+  console.log(`built ${target} (${[...vendored].sort().join(', ')})`);
+}
+// What the bundle was stamped with, for the executables' version resource and the installers' names.
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
+writeFileSync('dist/build-info.json', JSON.stringify({ version, commit }) + '\n');
+
+// dist/openapi.json: the same document GET /openapi.json serves, from the same route table
+// (src/api/operations.ts), for tools that read it without a running service.
+const { outputFiles } = await build({
+  entryPoints: ['src/api/openapi.ts'],
   bundle: true,
   platform: 'node',
   format: 'cjs',
-  // node20: the code must run on the machine's Node 20 (and the SEA's Node 22). Without it esbuild
-  // emits Uint8Array.fromBase64 for binary assets, which Node 20 lacks.
   target: 'node20',
-  banner: { js: '#!/usr/bin/env node' },
-  loader: { '.ttf': 'binary' },
-  // koffi carries native binaries: it is loaded at run time from beside the bundle (chip/loader.ts).
-  external: ['koffi'],
-  define: {
-    __LOCALSIGN_COMMIT__: JSON.stringify(process.env.LOCALSIGN_COMMIT || gitCommit()),
-    __LOCALSIGN_BUNDLED__: 'true',
-  },
-  legalComments: 'none',
+  write: false,
+  define,
   logLevel: 'warning',
 });
-chmodSync(outfile, 0o755);
-renameSync(outfile, target);
-console.log(`built ${target}`);
+const mod = { exports: {} };
+new Function('module', 'exports', 'require', outputFiles[0].text)(mod, mod.exports, createRequire(import.meta.url));
+writeFileSync('dist/openapi.json', JSON.stringify(mod.exports.buildOpenApiDocument(), null, 2) + '\n');
+console.log('built dist/openapi.json');

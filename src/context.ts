@@ -1,12 +1,19 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config/config';
+import { tightenModes } from './config/home-safety';
 import { assertPrivateHome, ensureHome, type HomePaths } from './config/paths';
-import { ErrorRecorder } from './errors/record';
+import { HttpClient } from './net/http-client';
+import { ErrorRecorder } from './diagnostics/error-recorder';
 import { createLogger, type Logger } from './log/logger';
-import { RotatingFile } from './log/rotating-file';
+import { RotatingFile } from './store/rotating-file';
+import { loadTrustAnchors } from './signing/verify-pdf';
 import { embeddedConfigFile, type EmbeddedConfig } from './platform/embedded-config';
 import { EmbeddedPlatform } from './platform/embedded';
+import { RemotePlatform } from './platform/remote';
+import { RemoteCatalog } from './platform/remote-catalog';
+import { PlatformResultHub } from './signing/platform-results';
+import { receivePush } from './signing/receive-push';
 import type { CatalogSource } from './platform/catalog-sync';
 import { syncCatalog } from './platform/catalog-sync';
 import { AuditLog } from './requests/audit-log';
@@ -16,14 +23,13 @@ import { JobRunner } from './signing/job-runner';
 import type { JobDeps } from './signing/job-types';
 import { SignWorkerPool } from './signing/worker-pool';
 import type { WorkerEntry } from './signing/worker-entry';
-import type { CatalogCache, Pairing } from './store/catalog-types';
+import type { CatalogCache, Pairing, RemotePairing } from './store/catalog-types';
 import { JsonCollection } from './store/json-collection';
 import { readFileIfExistsAsync, writeFileAtomicAsync } from './store/atomic-file';
+import { DocumentStore } from './store/document-store';
 import { RequestStore } from './store/request-store';
+import type { AcceptDeps } from './signing/accept';
 import { WrapperStore } from './store/wrapper-store';
-
-/** Documents up to this size stay in memory between accept and signing. */
-const HOLD_IN_MEMORY_MAX = 16 * 1024 * 1024;
 
 export interface ContextOptions {
   config: Config;
@@ -34,6 +40,7 @@ export interface ContextOptions {
   stderr?: NodeJS.WritableStream;
   /** Whether to open the request journal (the service does; most CLI commands do not). */
   withRequests?: boolean;
+  noColor?: boolean;
 }
 
 /**
@@ -50,30 +57,38 @@ export class AppContext {
   readonly embedded: JsonCollection<EmbeddedConfig>;
   readonly pool: SignWorkerPool;
   readonly chips: ChipProvider;
+  /** Outbound HTTP with the operator's proxies (TSA; the platform has its own, for its CA). */
+  readonly http: HttpClient;
   readonly now: () => Date;
-  /**
-   * Documents of accepted PAdES requests until their job ends: small ones in memory (no disk read
-   * on the hot path), large ones as the promise of their work file, so a queue of big uploads
-   * waiting for a PAdES slot is on disk, not in memory.
-   */
-  private readonly heldDocuments = new Map<string, Buffer | Promise<unknown>>();
+  /** Every document a request has: its input, a prepared state, its signed result. */
+  readonly documents: DocumentStore;
+  /** Where platform results (push or poll) meet the jobs waiting for them. */
+  readonly platformResults = new PlatformResultHub();
+  private platformHttp: { agentId: string; http: HttpClient } | null = null;
   private requestParts: { store: RequestStore; registry: RequestRegistry; audit: AuditLog; jobs: JobRunner } | null = null;
 
   constructor(readonly config: Config, private readonly options: ContextOptions) {
-    assertPrivateHome(config.home);
+    const homeWarnings = assertPrivateHome(config.home);
     this.paths = ensureHome(config.home);
     this.now = options.now ?? (() => new Date());
-    this.log = createLogger({ stderr: options.stderr, file: new RotatingFile(this.paths.serviceLog, config.errorsRotateBytes, config.errorsKeepFiles), now: this.now });
-    this.errors = new ErrorRecorder(this.paths, { bytes: config.errorsRotateBytes, keep: config.errorsKeepFiles }, this.now);
+    this.log = createLogger({ stderr: options.stderr, file: new RotatingFile(this.paths.serviceLog, config.errorsRotateBytes, config.errorsKeepFiles), now: this.now, noColor: options.noColor });
+    for (const warning of [...homeWarnings, ...tightenModes(this.paths)]) this.log.warn(warning);
+    this.errors = new ErrorRecorder(this.paths, { bytes: config.errorsRotateBytes, keep: config.errorsKeepFiles }, this.now, (summary, group) =>
+      this.log.warn(`${group.count} more failure(s) like "${summary.short}" (${group.type}, status ${group.status ?? '-'}) from ${group.first_ts} to ${group.last_ts} coalesced into ${summary.error_id}`),
+      (message) => this.log.warn(message),
+    );
     this.wrappers = new WrapperStore(this.paths.wrappers, this.paths.lock);
     this.cache = new JsonCollection<CatalogCache>(this.paths.cache, this.paths.lock, () => ({ credentials: [], designs: [], synced_at: null }));
     this.pairing = new JsonCollection<{ pairing: Pairing | null }>(this.paths.pairing, this.paths.lock, () => ({ pairing: null }));
     this.embedded = embeddedConfigFile(this.paths.embedded, this.paths.lock);
+    this.http = new HttpClient(config.net);
+    this.documents = new DocumentStore({ work: this.paths.work, results: this.paths.results });
     this.pool = new SignWorkerPool({ workers: config.workers, entry: options.workerEntry ?? null });
     this.chips = new ChipProvider({
       softChipPath: this.paths.softChip,
       runTask: (t) => this.pool.run(t),
       readVar: options.readVar ?? (() => undefined),
+      syncedAt: () => this.cache.get().synced_at,
     });
   }
 
@@ -87,19 +102,65 @@ export class AppContext {
     const p = this.currentPairing();
     if (!p) return null;
     if (p.platform === 'embedded') return new EmbeddedPlatform(this.embedded, (s) => this.chips.get(s));
-    return null; // remote platform protocol: the remote-platform issue
+    // engine "chip" credentials of a remote tenant live on this machine's chip, when one is set up.
+    const chip = existsSync(this.paths.embedded) ? () => this.chips.get(this.embedded.get().chip) : null;
+    return new RemoteCatalog(this.remotePlatform(p), chip, (m) => this.log.warn(m));
+  }
+
+  /** The remote platform of the current pairing, or null (unpaired, embedded, revoked). */
+  currentRemote(): RemotePlatform | null {
+    const p = this.currentPairing();
+    return p?.platform === 'remote' ? this.remotePlatform(p) : null;
+  }
+
+  private remotePlatform(p: RemotePairing): RemotePlatform {
+    // One client (and its connections) per pairing; a new `init` is picked up on the next call.
+    if (this.platformHttp?.agentId !== p.agent_id) {
+      void this.platformHttp?.http.close().catch(() => undefined);
+      this.platformHttp = { agentId: p.agent_id, http: new HttpClient(this.config.net, p.platform_ca_pem) };
+    }
+    return new RemotePlatform({ url: p.platform_url, agentSecret: p.agent_secret, http: this.platformHttp.http, onRevoked: () => this.markRevoked(p.agent_id) });
+  }
+
+  /** PLATFORM.md: a platform 401 means the pairing was revoked: unpaired until `init` again. */
+  private markRevoked(agentId: string): void {
+    this.pairing.update((d) => {
+      if (d.pairing?.platform === 'remote' && d.pairing.agent_id === agentId && !d.pairing.revoked) {
+        d.pairing.revoked = true;
+        this.log.warn('the platform revoked this machine\'s pairing (HTTP 401): paired is now false; pair again with `localsign init --platform URL --code CODE`');
+      }
+    });
   }
 
   sync(): Promise<CatalogCache> {
+    // An explicit sync is the operator saying the chip PIN is fixed: one more login is allowed
+    // (signing/chip-provider.ts stops logging in after the token refused the PIN).
+    this.chips.forgetPinRejection();
     return syncCatalog({ source: this.platform(), write: (c) => this.cache.replace(c), now: this.now() });
+  }
+
+  /** A push to /receive (PLATFORM.md), handed to the job waiting for it. */
+  receivePush(raw: Buffer, headers: { timestamp?: string; signature?: string }): { duplicate: boolean } {
+    return receivePush(
+      {
+        pairing: () => this.currentPairing(),
+        request: (id) => this.requests.store.get(id),
+        signedByPlatform: (entry) => entry.params.engine === 'platform',
+        hub: this.platformResults,
+        nowSeconds: () => Math.floor(this.now().getTime() / 1000),
+      },
+      raw,
+      headers,
+    );
   }
 
   /** Request journal, registry and job runner: opened by `serve` only (one writer per journal). */
   get requests() {
     if (!this.requestParts) {
-      const store = new RequestStore(this.paths.requestsJournal, this.paths.results);
+      const store = new RequestStore(this.paths.requestsJournal);
       const audit = new AuditLog(this.paths.audit);
-      const registry = new RequestRegistry(store, audit, this.errors, this.log, this.now);
+      const killAfterAudit = this.config.testFault === 'kill-after-audit' ? () => process.kill(process.pid, 'SIGKILL') : null;
+      const registry = new RequestRegistry(store, audit, this.errors, this.log, this.now, killAfterAudit);
       // PAdES jobs in parallel: enough to keep the signing workers busy, few enough that a burst
       // of large documents is not all in memory at once.
       const jobs = new JobRunner(registry, this.jobDeps(), this.config.requestTimeoutMs, Math.max(2, this.config.workers));
@@ -108,8 +169,27 @@ export class AppContext {
     return this.requestParts;
   }
 
-  workFilePath(requestId: string): string {
-    return join(this.paths.work, `${requestId}.pdf`);
+  private anchors: Uint8Array[] | null = null;
+
+  /** The operator's trust anchors for local validation (`--trust FILE`), read once. */
+  trustAnchors(): Uint8Array[] {
+    this.anchors ??= loadTrustAnchors(this.config.trustFile);
+    return this.anchors;
+  }
+
+  /**
+   * The demo CA's CRL (`init --embedded` with the software chip), or null: served at its URL and
+   * answered in-process when B-LT asks for it, so the demo signs B-LT without a network.
+   */
+  demoCrl(): { url: string; der: Uint8Array } | null {
+    if (!existsSync(this.paths.embedded)) return null;
+    const crl = this.embedded.get().demo_crl;
+    return crl ? { url: crl.url, der: new Uint8Array(Buffer.from(crl.der_base64, 'base64')) } : null;
+  }
+
+  /** What the accept services (signing/accept.ts) need: the sign routes call them with this. */
+  accepting(): AcceptDeps {
+    return { pades: { defaultLevel: this.config.padesLevel, tsaUrl: this.config.tsaUrl }, cache: () => this.cache.get(), documents: this.documents, registry: this.requests.registry, jobs: this.requests.jobs, log: this.log };
   }
 
   private jobDeps(): JobDeps {
@@ -119,47 +199,29 @@ export class AppContext {
       getChip: () => this.chips.get(this.embedded.get().chip),
       findCredential: (key) => this.cache.get().credentials.find((c) => c.credential_key === key),
       findDesign: (key) => this.cache.get().designs.find((d) => d.design_key === key),
-      readWorkFile: async (id) => {
-        const held = this.heldDocuments.get(id);
-        if (Buffer.isBuffer(held)) return held;
-        if (held) await held.catch(() => undefined);
-        return readFileIfExistsAsync(this.workFilePath(id));
-      },
-      writeResult: (id, bytes) => this.requests.store.writeResult(id, bytes),
-      removeWorkFile: (id) => this.removeWorkFile(id),
+      documents: this.documents,
+      platform: { platform: () => this.currentRemote(), hub: this.platformResults },
       tsaUrl: this.config.tsaUrl,
+      padesLevel: this.config.padesLevel,
+      http: this.http,
+      localRevocation: (url) => {
+        const crl = this.demoCrl();
+        return crl && crl.url === url ? crl.der : null;
+      },
+      testFault: this.config.testFault,
+      warn: (m) => this.log.warn(m),
     };
   }
 
-  writeWorkFile(requestId: string, bytes: Uint8Array): Promise<void> {
-    return writeFileAtomicAsync(this.workFilePath(requestId), bytes);
-  }
-
-  holdDocument(requestId: string, pdf: Uint8Array, written: Promise<unknown>): void {
-    this.heldDocuments.set(requestId, pdf.length <= HOLD_IN_MEMORY_MAX ? Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength) : written);
-  }
-
-  removeWorkFile(requestId: string): void {
-    this.heldDocuments.delete(requestId);
-    rmSync(this.workFilePath(requestId), { force: true });
-  }
-
-  listWorkFiles(): string[] {
-    return readdirSync(this.paths.work)
-      .filter((f) => f.endsWith('.pdf'))
-      .map((f) => f.slice(0, -4));
-  }
-
-  hasWorkFile(requestId: string): boolean {
-    return existsSync(this.workFilePath(requestId));
-  }
-
   async close(): Promise<void> {
+    this.errors.close();
     if (this.requestParts) {
       await this.requestParts.store.close();
       await this.requestParts.audit.close();
     }
     await this.chips.close();
+    await this.http.close();
+    await this.platformHttp?.http.close();
     await this.pool.close();
   }
 }

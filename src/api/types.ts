@@ -4,5 +4,7 @@ import type { WrapperRecord } from '../store/catalog-types';
 export interface ApiEnv {
   Variables: {
     wrapper: WrapperRecord;
+    /** Longest silence while a body is read (serve --body-timeout); set for every request. */
+    bodyTimeoutMs: number;
   };
 }

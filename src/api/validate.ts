@@ -1,38 +1,101 @@
 import { InvalidInputError } from '../errors/errors';
+import { listNames } from '../errors/messages';
+
+/**
+ * CONTRACT "Bounds on every request field": every string and collection a sign request carries
+ * is bounded before anything else reads it. Unbounded, one `variables` value of ~120 million
+ * characters made the stamp layout abort V8 (`Fatal JavaScript invalid size error`, which no
+ * handler catches), and 10 MB blocked the event loop for over a second (issue 7 item 2).
+ */
+export const FIELD_MAX_CHARS = 1000;
+export const VARIABLES_MAX_ENTRIES = 64;
+export const VARIABLE_NAME_MAX_CHARS = 64;
+
+/** Unknown names listed in a message; the rest are counted (a body can carry millions). */
 
 /** CONTRACT: an unknown field in a sign request is 422, naming it. */
 export function assertKnownFields(body: Record<string, unknown>, allowed: readonly string[]): void {
   const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
   if (unknown.length > 0) {
-    throw new InvalidInputError(`unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.map((k) => k.slice(0, 40)).join(', ')}; allowed: ${allowed.join(', ')}`);
+    throw new InvalidInputError(`unknown field${unknown.length > 1 ? 's' : ''}: ${listNames(unknown)}; allowed: ${allowed.join(', ')}`);
   }
 }
 
-export function requiredString(body: Record<string, unknown>, name: string): string {
+
+function assertMaxChars(name: string, v: string, maxLength: number): void {
+  if (v.length > maxLength) throw new InvalidInputError(`${name} must be at most ${maxLength} characters, got ${v.length}`);
+}
+
+/**
+ * Text that ends up in the signature dictionary (/Name, /Reason, /Location) and in the drawn
+ * stamp must read as it is: a bidirectional embedding, override or isolate (Unicode TR #9 §2.1,
+ * U+202A-U+202E and U+2066-U+2069) reorders what a reader of the signature sees ("Trojan Source",
+ * CVE-2021-42574), and a C0 or C1 control (U+0000-U+001F, U+007F-U+009F) has no glyph and can
+ * hide text or break a viewer's line. Right-to-left letters need no such control (the Unicode
+ * bidi algorithm orders them by itself), so "محمد" or "עברית" stay valid; the marks U+200E/U+200F
+ * and U+061C only nudge neutral characters and stay valid too.
+ */
+// eslint-disable-next-line no-control-regex
+const SPOOFING_CHARS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+/** The same rule as a JSON Schema pattern (the OpenAPI document of these fields). */
+export const DISPLAY_TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*$';
+
+export function assertDisplayText(name: string, v: string): void {
+  const m = SPOOFING_CHARS.exec(v);
+  if (m) {
+    const code = m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+    const what = /[\u202a-\u202e\u2066-\u2069]/.test(m[0]) ? 'a bidirectional control' : 'a control character';
+    throw new InvalidInputError(`${name} must not contain control or bidirectional control characters; found ${what} U+${code} at position ${m.index}`);
+  }
+}
+
+/** optionalString for text shown to whoever reads the signature (signer_name, reason, location). */
+export function optionalDisplayText(body: Record<string, unknown>, name: string): string | null {
+  const v = optionalString(body, name);
+  if (v !== null) assertDisplayText(name, v);
+  return v;
+}
+
+export function requiredString(body: Record<string, unknown>, name: string, maxLength = FIELD_MAX_CHARS): string {
   const v = body[name];
   if (v === undefined || v === null) throw new InvalidInputError(`${name} is required`);
   if (typeof v !== 'string') throw new InvalidInputError(`${name} must be a string, got ${typeName(v)}`);
   if (v.length === 0) throw new InvalidInputError(`${name} must not be empty`);
+  assertMaxChars(name, v, maxLength);
   return v;
 }
 
 /** CONTRACT: null for an optional field means absent. */
-export function optionalString(body: Record<string, unknown>, name: string, maxLength = 1000): string | null {
+export function optionalString(body: Record<string, unknown>, name: string, maxLength = FIELD_MAX_CHARS): string | null {
   const v = body[name];
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string') throw new InvalidInputError(`${name} must be a string, got ${typeName(v)}`);
-  if (v.length > maxLength) throw new InvalidInputError(`${name} must be at most ${maxLength} characters`);
+  assertMaxChars(name, v, maxLength);
   return v;
 }
 
-/** CONTRACT: `variables` values are strings. */
+/**
+ * CONTRACT: `variables` values are strings; at most 64 of them, names at most 64 characters,
+ * values at most 1,000. The count is checked before any entry is read.
+ */
 export function optionalStringMap(body: Record<string, unknown>, name: string): Record<string, string> {
   const v = body[name];
   if (v === undefined || v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) throw new InvalidInputError(`${name} must be an object of strings, got ${typeName(v)}`);
+  const keys = Object.keys(v);
+  if (keys.length > VARIABLES_MAX_ENTRIES) {
+    throw new InvalidInputError(`${name} must have at most ${VARIABLES_MAX_ENTRIES} entries, got ${keys.length}`);
+  }
   const out: Record<string, string> = {};
-  for (const [k, val] of Object.entries(v as Record<string, unknown>)) {
-    if (typeof val !== 'string') throw new InvalidInputError(`${name}.${k.slice(0, 40)} must be a string, got ${typeName(val)}`);
+  for (const k of keys) {
+    if (k.length > VARIABLE_NAME_MAX_CHARS) {
+      throw new InvalidInputError(`${name} names must be at most ${VARIABLE_NAME_MAX_CHARS} characters, got ${k.length} ("${k.slice(0, 40)}…")`);
+    }
+    const val = (v as Record<string, unknown>)[k];
+    if (typeof val !== 'string') throw new InvalidInputError(`${name}.${k} must be a string, got ${typeName(val)}`);
+    assertMaxChars(`${name}.${k}`, val, FIELD_MAX_CHARS);
+    // Variable values are drawn in the stamp: the same rule as /Name, /Reason, /Location.
+    assertDisplayText(`${name}.${k}`, val);
     out[k] = val;
   }
   return out;

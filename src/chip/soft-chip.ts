@@ -3,8 +3,7 @@ import { p256 } from '@noble/curves/nist.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ChipError } from '../errors/errors';
 import { readFileIfExists, writeFileAtomic } from '../store/atomic-file';
-import type { SignTask, SignTaskResult } from '../signing/sign-tasks';
-import type { Chip, ChipKey, ChipKeyAlgorithm } from './types';
+import type { Chip, ChipKey, ChipKeyAlgorithm, SoftSignTask, SoftSignTaskResult } from './types';
 
 /** soft-chip.json (0600): the embedded default's keys. Private material never leaves this file. */
 export interface SoftChipKeyRecord {
@@ -22,7 +21,7 @@ export interface SoftChipFile {
   keys: SoftChipKeyRecord[];
 }
 
-type RunTask = (task: SignTask) => Promise<SignTaskResult>;
+type RunTask = (task: SoftSignTask) => Promise<SoftSignTaskResult>;
 
 const b64 = (u: Uint8Array) => Buffer.from(u).toString('base64');
 const fromB64 = (s: string) => new Uint8Array(Buffer.from(s, 'base64'));

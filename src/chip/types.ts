@@ -37,3 +37,20 @@ export interface Chip {
   signRecoverable?(keyId: string, digest: Uint8Array, publicKey: Uint8Array): Promise<{ r: bigint; s: bigint; yParity: 0 | 1 }>;
   close(): Promise<void>;
 }
+
+/**
+ * The signing steps the software chip hands to the signing worker threads (CPU-bound, off the
+ * event loop). Plain data in and out; signing/sign-tasks.ts runs them. The chip only names them.
+ */
+export type SoftSignTask =
+  | { op: 'rsa-sign'; keyPem: string; digest: Uint8Array }
+  | { op: 'p256-sign'; secretKey: Uint8Array; digest: Uint8Array }
+  | { op: 'secp256k1-sign'; secretKey: Uint8Array; digest: Uint8Array }
+  | { op: 'secp256k1-sign-recover'; secretKey: Uint8Array; publicKey: Uint8Array; digest: Uint8Array };
+
+export type SoftSignTaskResult = Uint8Array | { r: bigint; s: bigint; yParity: 0 | 1 };
+
+/** Where the chip is and how to unlock it (config dir settings). Never the PIN itself. */
+export type ChipSettings =
+  | { kind: 'soft' }
+  | { kind: 'pkcs11'; module: string; token_label: string | null; pin_env: string | null; pin_file: string | null };

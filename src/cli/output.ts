@@ -1,28 +1,74 @@
+import { LocalsignApiError, LocalsignConnectionError } from '../../clients/typescript/src/index';
+import { readEnv } from '../config/env';
 import { isLocalsignError } from '../errors/errors';
 
 const RED = '\u001b[31m';
 const RESET = '\u001b[0m';
+const ANSI = /\u001b\[[0-9;]*m/g;
 
-/** Exit codes: 1 for every failure the operator can act on; 2 for a usage error. */
+/**
+ * Exit codes, so a script can tell what failed (docs/operators.md "Exit codes"): 1 for a
+ * failure on this machine (config dir, files, chip), 2 for a usage error; the commands that call
+ * the service add 3 (not reachable), 4 (it refused the request: key, input, pairing), 5 (the
+ * signing failed: the request ended ERROR, or the platform failed), 6 (gave up waiting).
+ */
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+export const EXIT_UNREACHABLE = 3;
+export const EXIT_REFUSED = 4;
+export const EXIT_SIGNING_FAILED = 5;
+export const EXIT_TIMEOUT = 6;
 
 export class UsageError extends Error {}
 
+/** A failure with its own exit code (a request that ended ERROR, a wait that gave up). */
+export class CommandError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+/** An answer of the service as one line: its message, status and error id, and what to do about a 401. */
+function describeApiError(e: LocalsignApiError): string {
+  const hint = e.status === 401 ? '; check LOCALSIGN_KEY and LOCALSIGN_SECRET (or --key/--secret-file)' : '';
+  return `${e.message} (HTTP ${e.status}${e.error_id ? `, ${e.error_id}` : ''})${hint}`;
+}
+
+function exitCodeOf(error: unknown): number {
+  if (error instanceof UsageError) return EXIT_USAGE;
+  if (error instanceof CommandError) return error.exitCode;
+  if (error instanceof LocalsignConnectionError) return EXIT_UNREACHABLE;
+  if (error instanceof LocalsignApiError) return error.status >= 500 ? EXIT_SIGNING_FAILED : EXIT_REFUSED;
+  // citty's own errors (E_NO_COMMAND…) are usage errors too.
+  if (error instanceof Error && /^E_[A-Z_]+$/.test(String((error as { code?: unknown }).code))) return EXIT_USAGE;
+  return EXIT_FAILURE;
+}
+
 /**
- * The only place a CLI failure becomes output (STYLE §3.2): one red line on stderr, never a
- * traceback (CONTRACT "Command line"), then the exit code.
+ * The only place a CLI failure becomes output (STYLE §3.2): one red line on stderr (red only on
+ * a terminal), never a traceback (CONTRACT "Command line"), then the exit code.
  */
 export function failLine(error: unknown, stderr: NodeJS.WritableStream = process.stderr): number {
-  const message = isLocalsignError(error) || error instanceof UsageError
-    ? error.message
-    : error instanceof Error && (error as { code?: string }).code?.startsWith('E')
-      ? error.message // citty's CLIError: usage problems
-      : `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
-  const line = message.split('\n')[0]!.replace(/\u001b\[[0-9;]*m/g, '');
-  const color = Boolean((stderr as NodeJS.WriteStream).isTTY) && !process.env.NO_COLOR;
+  const message =
+    error instanceof LocalsignApiError
+      ? describeApiError(error)
+      : isLocalsignError(error) || error instanceof UsageError || error instanceof CommandError || error instanceof LocalsignConnectionError
+        ? error.message
+        : error instanceof Error && (error as { code?: string }).code?.startsWith('E')
+          ? error.message // citty's CLIError: usage problems
+          : `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+  const line = message.split('\n')[0]!.replace(ANSI, '');
+  const color = Boolean((stderr as NodeJS.WriteStream).isTTY) && !readEnv().noColor;
   stderr.write(color ? `${RED}${line}${RESET}\n` : `${line}\n`);
-  return error instanceof UsageError ? EXIT_USAGE : EXIT_FAILURE;
+  return exitCodeOf(error);
+}
+
+/** `text` as is on a terminal without NO_COLOR; without its ANSI colours anywhere else (a pipe, a file). */
+export function paint(text: string, stream: NodeJS.WritableStream, noColor: boolean): string {
+  return Boolean((stream as NodeJS.WriteStream).isTTY) && !noColor ? text : text.replace(ANSI, '');
 }
 
 /** Prints data: JSON with --json, else the human rendering. */

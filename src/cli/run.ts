@@ -1,24 +1,29 @@
-import { runCommand, showUsage } from 'citty';
+import { renderUsage, runCommand } from 'citty';
+import { readEnv } from '../config/env';
+import { COMMIT } from '../config/version';
+import { checkCommandLine, commandForHelp } from './args-check';
 import { mainCommand } from './index';
-import { failLine } from './output';
+import { failLine, paint } from './output';
 
 /**
  * citty's runMain prints whole error objects (stacks) for unexpected errors; CONTRACT wants one
- * red line and a non-zero exit, so we drive runCommand ourselves.
+ * red line and a non-zero exit, so we drive runCommand ourselves. Unknown flags and commands are
+ * usage errors (exit 2) before anything runs (args-check.ts).
  */
 export async function runCli(rawArgs: string[]): Promise<void> {
   try {
     if (rawArgs.length === 0 || rawArgs.includes('--help') || rawArgs.includes('-h')) {
-      const sub = rawArgs.find((a) => !a.startsWith('-'));
-      const subCommands = (await mainCommand.subCommands) as Record<string, () => Promise<import('citty').CommandDef>>;
-      if (sub && subCommands[sub]) await showUsage(await subCommands[sub](), mainCommand);
-      else await showUsage(mainCommand);
+      const [cmd, parent] = await commandForHelp(mainCommand, rawArgs);
+      // citty colours its usage whenever NO_COLOR is unset; colour only a terminal (issue 11).
+      process.stdout.write(paint(await renderUsage(cmd, parent), process.stdout, readEnv().noColor) + '\n');
       return;
     }
     if (rawArgs.length === 1 && (rawArgs[0] === '--version' || rawArgs[0] === '-v')) {
-      process.stdout.write(`${(await mainCommand.meta as { version: string }).version}\n`);
+      // The commit too (issue 9): which build runs on a machine of a fleet, as /health says it.
+      process.stdout.write(`${(await mainCommand.meta as { version: string }).version} (${COMMIT})\n`);
       return;
     }
+    await checkCommandLine(mainCommand, rawArgs);
     await runCommand(mainCommand, { rawArgs });
   } catch (error) {
     process.exitCode = failLine(error);

@@ -1,6 +1,9 @@
+import { existsSync } from 'node:fs';
 import { buildConfig, type Config } from '../config/config';
+import { LocalsignError } from '../errors/errors';
 import type { RawSettings } from '../config/env';
 import { readEnv } from '../config/env';
+import { adoptHomeOwner } from '../config/home-owner';
 import { AppContext } from '../context';
 import { resolveWorkerEntry } from '../signing/worker-entry';
 import { repeatedFlag } from './output';
@@ -21,9 +24,17 @@ export function configFromArgs(args: Record<string, unknown>, rawArgs: string[] 
     maxBody: str('max-body'),
     requestTimeout: str('request-timeout'),
     tsaUrl: str('tsa-url'),
+    padesLevel: str('pades-level'),
+    trustFile: str('trust'),
+    receiveListen: str('receive-listen'),
     workers: str('workers'),
     retentionDays: str('retention-days'),
     retentionMax: str('retention-max'),
+    allowRemote: args['allow-remote'] === true ? true : undefined,
+    rateLimit: str('rate-limit'),
+    rateBurst: str('rate-burst'),
+    headerTimeout: str('header-timeout'),
+    bodyTimeout: str('body-timeout'),
     allowHost: repeatedFlag(rawArgs, 'allow-host').length ? repeatedFlag(rawArgs, 'allow-host') : undefined,
     allowOrigin: repeatedFlag(rawArgs, 'allow-origin').length ? repeatedFlag(rawArgs, 'allow-origin') : undefined,
   };
@@ -33,5 +44,16 @@ export function configFromArgs(args: Record<string, unknown>, rawArgs: string[] 
 
 export function openContext(args: Record<string, unknown>, rawArgs: string[] = []): AppContext {
   const { config, env } = configFromArgs(args, rawArgs);
-  return new AppContext(config, { config, readVar: env.readVar, workerEntry: resolveWorkerEntry() });
+  adoptHomeOwner(config.home);
+  return new AppContext(config, { config, readVar: env.readVar, workerEntry: resolveWorkerEntry(), noColor: env.noColor });
+}
+
+/**
+ * For commands that only read or change what exists (wrapper:list, wrapper:revoke, report,
+ * design:*): a config dir that is not there is an error, never created (issue 11).
+ */
+export function openExistingContext(args: Record<string, unknown>, rawArgs: string[] = []): AppContext {
+  const { config } = configFromArgs(args, rawArgs);
+  if (!existsSync(config.home)) throw new LocalsignError('not_found', `no config dir at ${config.home} (\`localsign init\` creates one; --home or LOCALSIGN_HOME picks another)`);
+  return openContext(args, rawArgs);
 }

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigurationError } from '../errors/errors';
 import type { EnvSnapshot, RawSettings } from './env';
+import { readServiceFile, type ServiceFile } from './service-file';
 
 /** Defaults fixed by CONTRACT.md (listen, body limit, retention, request timeout). */
 export const DEFAULTS = Object.freeze({
@@ -13,15 +14,38 @@ export const DEFAULTS = Object.freeze({
   retentionMaxResults: 10_000,
   errorsRotateBytes: 10 * 1024 * 1024,
   errorsKeepFiles: 5,
+  /** Off: a local service's callers are the operator's own programs (serve --rate-limit). */
+  rateLimitPerSecond: 0,
+  /** Slowloris (CVE-2007-6750 class): the whole header section within 10 s. */
+  headerTimeoutMs: 10_000,
+  /** A body that stops arriving for 30 s is given up (408); the long poll (30 s) is not a body. */
+  bodyTimeoutMs: 30_000,
 });
+
+/**
+ * Faults a test can provoke in a real service process, for what cannot be caused from outside
+ * (issue 7 item 2: a job that takes the process down, as a V8 abort does). For tests only:
+ * `kill-in-job` kills the process where a job would sign, `kill-after-audit` between a DONE's
+ * audit record and the DONE itself (issue 10: audit exactly once); never set them on a real service.
+ */
+export const TEST_FAULTS = ['kill-in-job', 'kill-after-audit'] as const;
+export type TestFault = (typeof TEST_FAULTS)[number];
 
 export interface Config {
   readonly home: string;
+  /** The installed service's settings file the home came from (service-file.ts), or null. */
+  readonly serviceFile: string | null;
   readonly host: string;
   readonly port: number;
   readonly maxBodyBytes: number;
   readonly requestTimeoutMs: number;
   readonly tsaUrl: string | null;
+  /** The PAdES level of a request that does not ask for one: B-T with a TSA, else B-B (issue 12). */
+  readonly padesLevel: PadesLevelSetting;
+  /** PEM trust anchors for local validation (`--trust FILE`); null: none configured. */
+  readonly trustFile: string | null;
+  /** serve --receive-listen HOST:PORT: a second listener serving only POST /receive. */
+  readonly receiveListen: { readonly host: string; readonly port: number } | null;
   /** Host names served besides loopback (CONTRACT: DNS-rebinding defence), lowercase. */
   readonly allowHosts: readonly string[];
   /** Origins accepted on requests that carry an Origin header. */
@@ -32,6 +56,38 @@ export interface Config {
   readonly errorsKeepFiles: number;
   /** Worker threads for CPU-bound signing; 0 runs signing inline (tests from source). */
   readonly workers: number;
+  /** Outbound proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) for the platform and the TSA. */
+  readonly net: { readonly httpProxy: string | null; readonly httpsProxy: string | null; readonly noProxy: string | null };
+  /** Tests only (env LOCALSIGN_TEST_FAULT); null in every real run. */
+  readonly testFault: TestFault | null;
+  /** serve --allow-remote: `host` may be beyond loopback (the service warns when it is). */
+  readonly allowRemote: boolean;
+  /** Per application key: a token bucket of `perSecond` with room for `burst`; null is off. */
+  readonly rateLimit: { readonly perSecond: number; readonly burst: number } | null;
+  /** Longest wait for a request's header section (Node's server.headersTimeout). */
+  readonly headerTimeoutMs: number;
+  /** Longest silence while a request body is being read. */
+  readonly bodyTimeoutMs: number;
+}
+
+export const PADES_LEVEL_NAMES = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
+export type PadesLevelSetting = (typeof PADES_LEVEL_NAMES)[number];
+
+/** --pades-level: one of the four; B-T and above need the timestamp authority their timestamps come from. */
+function parsePadesLevel(value: string | undefined, tsaUrl: string | null): PadesLevelSetting {
+  if (value === undefined) return tsaUrl ? 'B-T' : 'B-B';
+  const level = PADES_LEVEL_NAMES.find((l) => l === value.toUpperCase());
+  if (!level) throw new ConfigurationError(`--pades-level must be one of ${PADES_LEVEL_NAMES.join(', ')}, got "${value.slice(0, 20)}"`);
+  if (level !== 'B-B' && !tsaUrl) throw new ConfigurationError(`--pades-level ${level} needs a timestamp authority (--tsa-url or LOCALSIGN_TSA_URL)`);
+  return level;
+}
+
+function parseTestFault(value: string | undefined): TestFault | null {
+  if (value === undefined) return null;
+  if (!(TEST_FAULTS as readonly string[]).includes(value)) {
+    throw new ConfigurationError(`LOCALSIGN_TEST_FAULT must be one of ${TEST_FAULTS.join(', ')} (tests only), got "${value.slice(0, 20)}"`);
+  }
+  return value as TestFault;
 }
 
 function parseInteger(name: string, value: string | undefined, min: number, max: number): number | undefined {
@@ -40,6 +96,14 @@ function parseInteger(name: string, value: string | undefined, min: number, max:
     throw new ConfigurationError(`${name} must be an integer from ${min} to ${max}, got "${value.slice(0, 20)}"`);
   }
   return Number(value);
+}
+
+/** `HOST:PORT`, `[IPv6]:PORT` or `:PORT` (all interfaces' loopback default stays explicit). */
+function parseListen(name: string, value: string): { host: string; port: number } {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]*):(\d{1,5})$/.exec(value);
+  const port = m ? Number(m[2]) : -1;
+  if (!m || port > 65535) throw new ConfigurationError(`${name} must be HOST:PORT (for example 0.0.0.0:8301), got "${value.slice(0, 60)}"`);
+  return { host: (m[1] || '127.0.0.1').replace(/^\[|\]$/g, ''), port };
 }
 
 /**
@@ -53,15 +117,21 @@ function defaultWorkers(): number {
 /** Flags win over environment variables, which win over defaults (CONTRACT "listen"). */
 export function buildConfig(env: EnvSnapshot, flags: RawSettings = {}, overrides: Partial<Config> = {}): Config {
   const s = { ...env.settings, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) } as RawSettings;
+  // No home given: the installed system service's, if there is one (issue 9: one dir for both).
+  const service: ServiceFile | null = s.home === undefined && env.serviceFile ? readServiceFile(env.serviceFile) : null;
   const timeoutSeconds = parseInteger('request timeout (seconds)', s.requestTimeout, 1, 7 * 24 * 3600);
   const config: Config = {
     // Absolute, so messages and `status` name the real place whatever the working directory.
-    home: resolve(s.home ?? join(env.userHome, '.localsign')),
-    host: s.host ?? DEFAULTS.host,
-    port: parseInteger('port', s.port, 0, 65535) ?? DEFAULTS.port,
+    home: resolve(s.home ?? service?.home ?? join(env.userHome, '.localsign')),
+    serviceFile: service ? env.serviceFile! : null,
+    host: s.host ?? service?.host ?? DEFAULTS.host,
+    port: parseInteger('port', s.port, 0, 65535) ?? service?.port ?? DEFAULTS.port,
     maxBodyBytes: parseInteger('max body (bytes)', s.maxBody, 1, Number.MAX_SAFE_INTEGER) ?? DEFAULTS.maxBodyBytes,
     requestTimeoutMs: timeoutSeconds === undefined ? DEFAULTS.requestTimeoutMs : timeoutSeconds * 1000,
     tsaUrl: s.tsaUrl ?? null,
+    padesLevel: parsePadesLevel(s.padesLevel, s.tsaUrl ?? null),
+    trustFile: s.trustFile ? resolve(s.trustFile) : null,
+    receiveListen: s.receiveListen === undefined ? null : parseListen('receive listen address', s.receiveListen),
     allowHosts: (s.allowHost ?? []).map((h) => h.toLowerCase()),
     allowOrigins: s.allowOrigin ?? [],
     // CONTRACT: 7 days or 10,000 results, whichever is less, configurable.
@@ -70,7 +140,26 @@ export function buildConfig(env: EnvSnapshot, flags: RawSettings = {}, overrides
     errorsRotateBytes: DEFAULTS.errorsRotateBytes,
     errorsKeepFiles: DEFAULTS.errorsKeepFiles,
     workers: parseInteger('workers', s.workers, 0, 64) ?? defaultWorkers(),
+    net: Object.freeze({ ...(env.proxy ?? { httpProxy: null, httpsProxy: null, noProxy: null }) }),
+    testFault: parseTestFault(s.testFault),
+    allowRemote: s.allowRemote ?? false,
+    rateLimit: parseRateLimit(s),
+    headerTimeoutMs: parseSeconds('header timeout (seconds)', s.headerTimeout, DEFAULTS.headerTimeoutMs),
+    bodyTimeoutMs: parseSeconds('body timeout (seconds)', s.bodyTimeout, DEFAULTS.bodyTimeoutMs),
     ...overrides,
   };
   return Object.freeze(config);
+}
+
+/** --rate-limit N (requests per second per application key, 0 = off) and --rate-burst (default 2 s worth). */
+function parseRateLimit(s: RawSettings): Config['rateLimit'] {
+  const perSecond = parseInteger('rate limit (requests per second)', s.rateLimit, 0, 1_000_000) ?? DEFAULTS.rateLimitPerSecond;
+  const burst = parseInteger('rate burst (requests)', s.rateBurst, 1, 10_000_000);
+  if (perSecond === 0) return null;
+  return Object.freeze({ perSecond, burst: burst ?? perSecond * 2 });
+}
+
+function parseSeconds(name: string, value: string | undefined, fallbackMs: number): number {
+  const seconds = parseInteger(name, value, 1, 3600);
+  return seconds === undefined ? fallbackMs : seconds * 1000;
 }

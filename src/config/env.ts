@@ -1,3 +1,5 @@
+import { serviceFilePath } from './service-file';
+
 /**
  * The only reader of process.env (STYLE §3.5). Flags are passed in by the CLI; everything else in
  * the service receives the typed, frozen Config built from this.
@@ -9,11 +11,24 @@ export interface RawSettings {
   maxBody?: string;
   requestTimeout?: string;
   tsaUrl?: string;
+  /** serve --pades-level: the PAdES level of requests that do not ask for one. */
+  padesLevel?: string;
+  /** PEM file of the trust anchors local validation checks chains against (--trust). */
+  trustFile?: string;
+  receiveListen?: string;
   allowHost?: string[];
   allowOrigin?: string[];
   workers?: string;
   retentionDays?: string;
   retentionMax?: string;
+  /** serve --allow-remote: listening beyond loopback is on purpose. */
+  allowRemote?: boolean;
+  rateLimit?: string;
+  rateBurst?: string;
+  headerTimeout?: string;
+  bodyTimeout?: string;
+  /** Tests only (LOCALSIGN_TEST_FAULT): see Config.testFault. No flag sets it. */
+  testFault?: string;
 }
 
 export interface EnvSnapshot {
@@ -22,6 +37,22 @@ export interface EnvSnapshot {
   /** Values of secrets named by the operator (e.g. --chip-pin-env VAR) are read through this. */
   readVar(name: string): string | undefined;
   isTty: boolean;
+  /** Outbound proxies as curl and most tools read them (lowercase wins, as in curl). */
+  proxy: { httpProxy: string | null; httpsProxy: string | null; noProxy: string | null };
+  /**
+   * The application key the CLI's service commands (`sign`, `results`, …) use: LOCALSIGN_KEY and
+   * LOCALSIGN_SECRET, the names `serve --demo` prints; LOCALSIGN_URL: the service to call.
+   */
+  apiKey?: { key: string | null; secret: string | null; url: string | null };
+  /** NO_COLOR set to anything non-empty (https://no-color.org): no ANSI colours on any stream. */
+  noColor: boolean;
+  /**
+   * The installed service's settings file (service-file.ts), read when no home is given;
+   * LOCALSIGN_SERVICE_FILE moves it (tests, packagers), set to "" to ignore any.
+   */
+  serviceFile?: string | null;
+  /** Windows: %ProgramData%, where the system service keeps its data. */
+  programData?: string;
 }
 
 function list(value: string | undefined): string[] | undefined {
@@ -38,13 +69,31 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): EnvSnapshot {
       maxBody: env.LOCALSIGN_MAX_BODY || undefined,
       requestTimeout: env.LOCALSIGN_REQUEST_TIMEOUT || undefined,
       tsaUrl: env.LOCALSIGN_TSA_URL || undefined,
+      padesLevel: env.LOCALSIGN_PADES_LEVEL || undefined,
+      trustFile: env.LOCALSIGN_TRUST || undefined,
+      receiveListen: env.LOCALSIGN_RECEIVE_LISTEN || undefined,
       allowHost: list(env.LOCALSIGN_ALLOW_HOST),
       allowOrigin: list(env.LOCALSIGN_ALLOW_ORIGIN),
       workers: env.LOCALSIGN_WORKERS || undefined,
       retentionDays: env.LOCALSIGN_RETENTION_DAYS || undefined,
       retentionMax: env.LOCALSIGN_RETENTION_MAX || undefined,
+      allowRemote: env.LOCALSIGN_ALLOW_REMOTE ? /^(1|true|yes)$/i.test(env.LOCALSIGN_ALLOW_REMOTE) : undefined,
+      rateLimit: env.LOCALSIGN_RATE_LIMIT || undefined,
+      rateBurst: env.LOCALSIGN_RATE_BURST || undefined,
+      headerTimeout: env.LOCALSIGN_HEADER_TIMEOUT || undefined,
+      bodyTimeout: env.LOCALSIGN_BODY_TIMEOUT || undefined,
+      testFault: env.LOCALSIGN_TEST_FAULT || undefined,
     },
     readVar: (name) => env[name],
+    programData: env.ProgramData ?? env.PROGRAMDATA ?? env.ALLUSERSPROFILE,
+    serviceFile: env.LOCALSIGN_SERVICE_FILE !== undefined ? env.LOCALSIGN_SERVICE_FILE || null : serviceFilePath(process.platform, env.ProgramData ?? env.PROGRAMDATA ?? env.ALLUSERSPROFILE),
     isTty: Boolean(process.stdin.isTTY),
+    noColor: Boolean(env.NO_COLOR),
+    apiKey: { key: env.LOCALSIGN_KEY || null, secret: env.LOCALSIGN_SECRET || null, url: env.LOCALSIGN_URL || null },
+    proxy: {
+      httpProxy: env.http_proxy || env.HTTP_PROXY || null,
+      httpsProxy: env.https_proxy || env.HTTPS_PROXY || null,
+      noProxy: env.no_proxy || env.NO_PROXY || null,
+    },
   };
 }

@@ -1,6 +1,9 @@
 import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigurationError } from '../errors/errors';
+import { assertHomeUsable } from './home-owner';
+import { refuseLinks } from './home-safety';
+import { checkPrivateAcl, protectDir, type AclDeps } from './windows-acl';
 
 /** Every file of the config dir, named once. */
 export function homePaths(home: string) {
@@ -25,16 +28,30 @@ export function homePaths(home: string) {
 export type HomePaths = ReturnType<typeof homePaths>;
 
 /** Files holding secrets: the service refuses to start when others can read them (CONTRACT Security). */
-const SECRET_FILES = ['pairing.json', 'wrappers.json', 'soft-chip.json', 'embedded.json'];
+const SECRET_FILES = ['pairing.json', 'wrappers.json', 'soft-chip.json', 'embedded.json', 'demo-key.json'];
 
-const isWindows = process.platform === 'win32';
+/** Tests run the Windows branch on Linux with a stand-in for icacls/whoami. */
+export interface HomeOptions {
+  platform?: NodeJS.Platform;
+  acl?: AclDeps;
+}
 
-/** Creates the config dir (0700) and its subfolders; fixes nothing silently on an existing dir. */
-export function ensureHome(home: string): HomePaths {
+/**
+ * Creates the config dir (0700; on Windows an ACL for the user alone, windows-acl.ts) and its
+ * subfolders; fixes nothing silently on an existing dir.
+ */
+export function ensureHome(home: string, options: HomeOptions = {}): HomePaths {
   const paths = homePaths(home);
+  assertHomeUsable(home, options.platform);
   const existed = exists(home);
   mkdirSync(home, { recursive: true, mode: 0o700 });
-  if (!existed && !isWindows) chmodSync(home, 0o700);
+  if (!existed) {
+    // Before anything is created inside, so results/, work/ and every file inherit it.
+    if ((options.platform ?? process.platform) === 'win32') protectDir(home, options.acl);
+    else chmodSync(home, 0o700);
+  }
+  // Before the folders are made: mkdir would take a link to a folder for the folder (issue 10).
+  refuseLinks(paths);
   for (const dir of [paths.results, paths.work]) mkdirSync(dir, { recursive: true, mode: 0o700 });
   return paths;
 }
@@ -50,10 +67,21 @@ function exists(path: string): boolean {
 
 /**
  * CONTRACT: "refuses to start when its config dir or a secret file is readable by other users
- * (clear message naming the path and the fix)". POSIX modes only; Windows relies on the profile ACL.
+ * (clear message naming the path and the fix)". POSIX: the modes. Windows: the ACLs, read with
+ * icacls (windows-acl.ts). Returns warnings: an ACL that could not be read at all (wine) is said,
+ * not refused.
  */
-export function assertPrivateHome(home: string): void {
-  if (isWindows || !exists(home)) return;
+export function assertPrivateHome(home: string, options: HomeOptions = {}): string[] {
+  if (!exists(home)) return [];
+  assertHomeUsable(home, options.platform);
+  if ((options.platform ?? process.platform) === 'win32') {
+    const verdict = checkPrivateAcl(home, SECRET_FILES, options.acl);
+    if (verdict.kind === 'unverifiable') return [`could not check who can read ${home}: ${verdict.reason}`];
+    if (verdict.kind === 'exposed') {
+      throw new ConfigurationError(`${verdict.path} is accessible by other users (its ACL lets ${verdict.readers} read it); fix it with: ${verdict.fix}`);
+    }
+    return [];
+  }
   const check = (path: string, fix: string) => {
     const mode = statSync(path).mode & 0o777;
     if (mode & 0o077) {
@@ -66,4 +94,5 @@ export function assertPrivateHome(home: string): void {
   for (const name of readdirSync(home)) {
     if (SECRET_FILES.includes(name)) check(join(home, name), `chmod 600 ${join(home, name)}`);
   }
+  return [];
 }

@@ -13,12 +13,53 @@ export const OID = {
   sha256WithRSA: '1.2.840.113549.1.1.11', // RFC 4055 §5
   ecPublicKey: '1.2.840.10045.2.1', // RFC 5480 §2.1.1
   prime256v1: '1.2.840.10045.3.1.7', // RFC 5480 §2.1.1.1
+  secp256k1: '1.3.132.0.10', // SEC 2 §A.2.1
   ecdsaWithSha256: '1.2.840.10045.4.3.2', // RFC 5758 §3.2
   basicConstraints: '2.5.29.19', // RFC 5280 §4.2.1.9
   keyUsage: '2.5.29.15', // RFC 5280 §4.2.1.3
   subjectKeyIdentifier: '2.5.29.14', // RFC 5280 §4.2.1.2
   authorityKeyIdentifier: '2.5.29.35', // RFC 5280 §4.2.1.1
+  extKeyUsage: '2.5.29.37', // RFC 5280 §4.2.1.12
+  cRLDistributionPoints: '2.5.29.31', // RFC 5280 §4.2.1.13
+  cRLNumber: '2.5.29.20', // RFC 5280 §5.2.3
+  authorityInfoAccess: '1.3.6.1.5.5.7.1.1', // RFC 5280 §4.2.2.1
+  adOcsp: '1.3.6.1.5.5.7.48.1', // RFC 5280 §4.2.2.1 id-ad-ocsp
+  adCaIssuers: '1.3.6.1.5.5.7.48.2', // RFC 5280 §4.2.2.1 id-ad-caIssuers
+  kpTimeStamping: '1.3.6.1.5.5.7.3.8', // RFC 5280 §4.2.1.12
+  kpOcspSigning: '1.3.6.1.5.5.7.3.9', // RFC 5280 §4.2.1.12
+  ocspBasic: '1.3.6.1.5.5.7.48.1.1', // RFC 6960 §4.2.1 id-pkix-ocsp-basic
+  ocspNonce: '1.3.6.1.5.5.7.48.1.2', // RFC 6960 §4.4.1
+  ocspNoCheck: '1.3.6.1.5.5.7.48.1.5', // RFC 6960 §4.2.2.2.1
+  sha1: '1.3.14.3.2.26', // RFC 3279 §2.2.1
+  sha384: '2.16.840.1.101.3.4.2.2', // RFC 5754 §2.3
+  sha512: '2.16.840.1.101.3.4.2.3', // RFC 5754 §2.4
+  sha1WithRSA: '1.2.840.113549.1.1.5', // RFC 3279 §2.2.1
+  sha384WithRSA: '1.2.840.113549.1.1.12', // RFC 4055 §5
+  sha512WithRSA: '1.2.840.113549.1.1.13', // RFC 4055 §5
+  ecdsaWithSha1: '1.2.840.10045.4.1', // RFC 3279 §2.2.3
+  ecdsaWithSha384: '1.2.840.10045.4.3.3', // RFC 5758 §3.2
+  ecdsaWithSha512: '1.2.840.10045.4.3.4', // RFC 5758 §3.2
 } as const;
+
+/** Digest names node:crypto knows, by digest-algorithm OID. */
+export const DIGEST_NAMES: Record<string, string> = {
+  [OID.sha1]: 'sha1',
+  [OID.sha256]: 'sha256',
+  [OID.sha384]: 'sha384',
+  [OID.sha512]: 'sha512',
+};
+
+/** The digest a signature algorithm uses; rsaEncryption alone leaves it to the digest algorithm (RFC 5652 §5.4). */
+export const SIGNATURE_DIGESTS: Record<string, string> = {
+  [OID.sha1WithRSA]: 'sha1',
+  [OID.sha256WithRSA]: 'sha256',
+  [OID.sha384WithRSA]: 'sha384',
+  [OID.sha512WithRSA]: 'sha512',
+  [OID.ecdsaWithSha1]: 'sha1',
+  [OID.ecdsaWithSha256]: 'sha256',
+  [OID.ecdsaWithSha384]: 'sha384',
+  [OID.ecdsaWithSha512]: 'sha512',
+};
 
 /** Names for the key types we refuse, so the error says what the certificate holds. */
 export const KEY_TYPE_NAMES: Record<string, string> = {

@@ -3,6 +3,10 @@
  * `cli/output.ts` maps it to an exit code: every other layer throws these and never formats them.
  */
 export type ErrorKind =
+  | 'bad_request' // 400: a message HTTP itself cannot parse (RFC 9110 §15.5.1)
+  | 'request_timeout' // 408: headers or body did not arrive in time (RFC 9110 §15.5.9)
+  | 'header_too_large' // 431: the header section is over Node's limit (RFC 6585 §5)
+  | 'rate_limited' // 429: this application key is over its rate limit (RFC 6585 §4)
   | 'invalid' // 422: the caller sent something we will not act on
   | 'unauthorized' // 401
   | 'forbidden' // 403
@@ -10,6 +14,7 @@ export type ErrorKind =
   | 'not_found' // 404
   | 'method_not_allowed' // 405
   | 'too_large' // 413
+  | 'unavailable' // 503: the config dir cannot be written (disk full, read-only); retry later
   | 'upstream' // 502: the chip, the platform or the TSA failed
   | 'internal'; // 500
 
@@ -60,10 +65,42 @@ export class PlatformError extends LocalsignError {
   }
 }
 
+/**
+ * The revocation data B-LT needs cannot be had (responder down, answer unusable) or says the
+ * certificate is revoked: the message names the certificate and the URL (issue 12).
+ */
+export class RevocationError extends LocalsignError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('upstream', message, { ...options, type: 'revocation' });
+  }
+}
+
 /** Configuration that prevents the service from starting (unsafe permissions, unreadable files). */
 export class ConfigurationError extends LocalsignError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('internal', message, { ...options, type: 'configuration' });
+  }
+}
+
+/**
+ * The config dir refused a write: no space (ENOSPC, EDQUOT), read-only (EROFS) or a failing disk
+ * (EIO). Nothing half-written stays (the store undoes a partial append, removes a partial temp
+ * file); the service goes on and takes writes again once the disk does (issue 10, resilience).
+ */
+export class StorageError extends LocalsignError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('unavailable', message, { ...options, type: 'storage' });
+  }
+}
+
+export function isStorageError(value: unknown): value is StorageError {
+  return value instanceof StorageError;
+}
+
+/** An application key over its rate limit (429); `retryAfterSeconds` goes to Retry-After (RFC 9110 §10.2.3). */
+export class RateLimitedError extends LocalsignError {
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super('rate_limited', message, { type: 'rate_limit' });
   }
 }
 

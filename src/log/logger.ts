@@ -1,5 +1,5 @@
 import { createConsola, type ConsolaInstance, type ConsolaReporter, type LogObject } from 'consola';
-import type { RotatingFile } from './rotating-file';
+import { escapeControls } from './escape';
 
 const RED = '\u001b[31m';
 const YELLOW = '\u001b[33m';
@@ -14,7 +14,10 @@ function oneLineReporter(stream: NodeJS.WritableStream, color: boolean): Consola
     log(obj: LogObject) {
       const first = obj.args[0];
       const text = first instanceof Error ? first.message : obj.args.map(String).join(' ');
-      const line = text.split('\n')[0] ?? '';
+      // Request text (a path, a field) reaches log messages: escaped, it cannot colour or move
+      // the terminal, nor make one line look like two (escape.ts); a line break shows as \x0a,
+      // so the line stays one line and keeps what followed the break.
+      const line = escapeControls(text);
       const paint = !color ? '' : obj.level <= 0 ? RED : obj.level === 1 ? YELLOW : '';
       stream.write(paint ? `${paint}${line}${RESET}\n` : `${line}\n`);
     },
@@ -29,21 +32,39 @@ export interface Logger {
   readonly console: ConsolaInstance;
 }
 
+/** Where log lines also go (service.log, a rotating file owned by the store). */
+export interface LogSink {
+  append(text: string): void;
+}
+
 export function createLogger(options: {
   stderr?: NodeJS.WritableStream;
-  file?: RotatingFile | null;
+  file?: LogSink | null;
   now?: () => Date;
   quiet?: boolean;
+  /** NO_COLOR (https://no-color.org), read by config/env.ts; colour also needs a terminal. */
+  noColor?: boolean;
 }): Logger {
   const stderr = options.stderr ?? process.stderr;
-  const color = Boolean((stderr as NodeJS.WriteStream).isTTY) && !process.env.NO_COLOR;
+  const color = Boolean((stderr as NodeJS.WriteStream).isTTY) && !options.noColor;
   const consola = createConsola({
     level: options.quiet ? 1 : 3,
     reporters: [oneLineReporter(stderr, color)],
   });
   const now = options.now ?? (() => new Date());
-  const toFile = (level: string, message: string) =>
-    options.file?.append(`${now().toISOString()} ${level} ${message.replace(/\n/g, ' ')}\n`);
+  // A full or read-only disk must not turn a log line into a failed request (issue 10): the
+  // console still has every line, and says once when service.log stops and starts again.
+  let fileDown = false;
+  const toFile = (level: string, message: string) => {
+    try {
+      options.file?.append(`${now().toISOString()} ${level} ${escapeControls(message)}\n`);
+      if (fileDown) consola.warn('service.log is written again');
+      fileDown = false;
+    } catch (error) {
+      if (!fileDown) consola.warn(`service.log cannot be written (${error instanceof Error ? error.message : String(error)}); lines go to the console only until it can`);
+      fileDown = true;
+    }
+  };
   return {
     console: consola,
     error(message) {

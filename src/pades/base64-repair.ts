@@ -66,11 +66,32 @@ function previewText(text: string, start: number): string {
   return previewBytes(new TextEncoder().encode(text.slice(start, start + PREVIEW_BYTES)));
 }
 
-function notAPdf(preview: string, detail = '', cause?: unknown): PdfInputError {
+/**
+ * Spec §7 rule 2: every refusal of a non-PDF states the first bytes received and the expected
+ * `%PDF-` start, whatever the specific reason (bad alphabet, layout, padding, emptiness).
+ */
+function received(preview: string): string {
+  return `(received "${preview}"; expected base64 of a PDF, whose bytes start with "${PDF_HEADER}")`;
+}
+
+function notAPdf(preview: string, detail = '', cause?: unknown, field = 'pdf_base64'): PdfInputError {
   return new PdfInputError(
-    `pdf_base64 does not contain a PDF: it starts with "${preview}" where "${PDF_HEADER}" was expected${detail}`,
+    `${field} does not contain a PDF: it starts with "${preview}" where "${PDF_HEADER}" was expected${detail}`,
     cause === undefined ? undefined : { cause },
   );
+}
+
+/**
+ * CONTRACT: a document must start with `%PDF-` at byte 0 (junk before it is refused, naming
+ * where the header is); the message shows the 16-byte preview. `field` names where it came from
+ * (`pdf_base64`, or `the request body` for the raw transport).
+ */
+export function requirePdfHeader(pdf: Uint8Array, field = 'pdf_base64'): void {
+  if (startsWithAscii(pdf, PDF_HEADER)) return;
+  const at = indexOfHeader(pdf);
+  const detail = at > 0 ? ` (the header appears at byte ${at}; data before it is not repaired)` : '';
+  if (pdf.length === 0) throw new PdfInputError(`${field} is empty; expected a PDF, whose bytes start with "${PDF_HEADER}"`);
+  throw notAPdf(previewBytes(pdf), detail, undefined, field);
 }
 
 function startsWithAscii(bytes: Uint8Array, ascii: string): boolean {
@@ -138,9 +159,7 @@ function decodeLayer(text: string, start: number): Decoded {
       // Outside the alphabet: this is not base64 at all, so show what the text itself starts with.
       // Every character before it is ASCII, so its index is also its byte offset.
       if (i - start < PREVIEW_BYTES) throw notAPdf(previewText(text, start));
-      throw new PdfInputError(
-        `pdf_base64 is not valid base64: ${describeChar(code)} at index ${i} is outside the base64 alphabet (received "${previewText(text, start)}")`,
-      );
+      throw new PdfInputError(`pdf_base64 is not valid base64: ${describeChar(code)} at index ${i} is outside the base64 alphabet ${received(previewText(text, start))}`);
     }
   }
   const lineLen = end - lineStart;
@@ -149,7 +168,7 @@ function decodeLayer(text: string, start: number): Decoded {
   if (std && url) {
     refusal ??= 'pdf_base64 mixes the standard (+ /) and URL-safe (- _) base64 alphabets; translating it would be a guess';
   }
-  if (data === 0 && refusal === null) throw new PdfInputError('pdf_base64 is empty: expected a base64-encoded PDF');
+  if (data === 0 && refusal === null) throw new PdfInputError(`pdf_base64 holds no base64 data ${received(previewText(text, start))}`);
   const padThenDataAt = firstPadAt < 0 || refusal !== null ? -1 : indexOfDataAfter(text, firstPadAt);
   if (padThenDataAt >= 0) {
     refusal = `pdf_base64 has "=" padding inside the data (a base64 character follows it at index ${padThenDataAt}); padding may only end it`;
@@ -157,7 +176,7 @@ function decodeLayer(text: string, start: number): Decoded {
   const padding = refusal === null ? checkPadding(data, pad) : true;
   // Spec §7 rule 2: a refusal states the first bytes received; here that is the text itself.
   if (typeof padding === 'string') refusal = padding;
-  if (refusal !== null) throw new PdfInputError(`${refusal} (received "${previewText(text, start)}")`);
+  if (refusal !== null) throw new PdfInputError(`${refusal} ${received(previewText(text, start))}`);
   const repairs: Base64Repair[] = [];
   if (breaks > 0) repairs.push('line-breaks');
   if (padding) repairs.push('padding');
@@ -216,7 +235,7 @@ export function decodePdfBase64(input: unknown): { pdf: Uint8Array; repairs: Bas
     const got = input === null ? 'null' : Array.isArray(input) ? 'an array' : typeof input;
     throw new InvalidInputError(`pdf_base64 must be a string of base64, got ${got}`);
   }
-  if (input.length === 0) throw new PdfInputError('pdf_base64 is empty: expected a base64-encoded PDF');
+  if (input.length === 0) throw new PdfInputError(`pdf_base64 is empty ${received('')}`);
   const repairs: Base64Repair[] = [];
   let start = 0;
   if (input.length >= DATA_URI_PREFIX.length && input.slice(0, DATA_URI_PREFIX.length).toLowerCase() === DATA_URI_PREFIX) {
@@ -225,7 +244,7 @@ export function decodePdfBase64(input: unknown): { pdf: Uint8Array; repairs: Bas
   }
   if (input.startsWith(PDF_HEADER, start)) {
     throw new PdfInputError(
-      `pdf_base64 holds a raw PDF, not base64: it starts with "${previewText(input, start)}"; send the file base64-encoded`,
+      `pdf_base64 holds a raw PDF, not base64: it starts with "${previewText(input, start)}"; send the file base64-encoded (expected base64 of a PDF, whose bytes start with "${PDF_HEADER}")`,
     );
   }
   const outer = decodeLayer(input, start);
@@ -244,11 +263,7 @@ export function decodePdfBase64(input: unknown): { pdf: Uint8Array; repairs: Bas
     repairs.push('double-encoded');
     for (const r of inner.repairs) if (!repairs.includes(r)) repairs.push(r);
   }
-  if (!startsWithAscii(pdf, PDF_HEADER)) {
-    const at = indexOfHeader(pdf);
-    const detail = at > 0 ? ` (the header appears at byte ${at}; data before it is not repaired)` : '';
-    throw notAPdf(previewBytes(pdf), detail);
-  }
+  requirePdfHeader(pdf);
   return { pdf, repairs };
 }
 

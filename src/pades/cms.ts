@@ -99,6 +99,28 @@ function ecdsaValueDer(value: Uint8Array): Uint8Array {
   return ecdsaRawToDer(value);
 }
 
+/**
+ * The certificates SignedData carries: the signer and its intermediates, never a self-signed root
+ * other than the signer itself. The root is the verifier's trust anchor and comes from its own
+ * store (ETSI EN 319 122-1 B-B; EU DSS does the same); NSS-based verifiers (poppler's pdfsig)
+ * distrust a later signature by the same signer when an earlier CMS in the file carried the root.
+ */
+export function certificatesToEmbed(chain: Uint8Array[]): Uint8Array[] {
+  return chain.filter((der, i) => i === 0 || !isSelfSigned(der));
+}
+
+/** Self-issued (subject = issuer, byte for byte, RFC 5280 §6.1) and signed by its own key. */
+function isSelfSigned(der: Uint8Array): boolean {
+  const f = certFields(der, 'chain certificate');
+  if (!bytesEqual(f.issuer.raw, f.subject.raw)) return false;
+  try {
+    const x = new X509Certificate(der);
+    return x.verify(x.publicKey);
+  } catch {
+    return false;
+  }
+}
+
 export function assembleCms(o: {
   signedAttributes: Uint8Array;
   signatureValue: Uint8Array;
@@ -133,7 +155,7 @@ export function assembleCms(o: {
     uint(1),
     setOf(sha256),
     seq(oid(OID.data)), // detached: no eContent (ETSI EN 319 142-1 §6.2.1)
-    ctx(0, ...o.certificateChain),
+    ctx(0, ...certificatesToEmbed(o.certificateChain)),
     tlv(TAG.SET, signerInfo),
   );
   return seq(oid(OID.signedData), ctx(0, signedData));

@@ -12,7 +12,9 @@ import { byteRangeFor, digestByteRange, locateSignatureSlots, patchByteRange } f
 import { algorithmOfCertificate, buildSignedAttributes, estimateCmsSize } from './cms';
 import { writeIncrementalUpdate, type UpdateObject } from './incremental-writer';
 import { inspectPdf } from './pdf-check';
-import { addSignatureField, buildSignatureDictionary, fillSignatureField, findEmptySignatureField, findPage } from './signature-field';
+import { placeSignature } from './placement';
+import { addSignatureField, buildSignatureDictionary, certifyCatalog, fillSignatureField, refuseCertifyingSigned } from './signature-field';
+import { addSignaturePage } from './signature-page';
 import { drawStampAppearance } from './stamp';
 import type { PadesPrepareInput, PreparedPades, StampSpec } from './types';
 
@@ -32,6 +34,7 @@ export async function preparePades(input: PadesPrepareInput): Promise<PreparedPa
   const algorithm = algorithmOfCertificate(signer);
   const reader = new PdfReader(input.pdf);
   const info = inspectPdf(reader);
+  if (input.certify) refuseCertifyingSigned(info.signatureCount);
 
   // New objects are allocated in a scratch document's context, numbered from the input's /Size,
   // so the stamp module can register its font, image and form there (it never saves anything).
@@ -44,16 +47,28 @@ export async function preparePades(input: PadesPrepareInput): Promise<PreparedPa
   const firstNew = context.largestObjectNumber + 1;
 
   // An empty signature field of the form takes the signature (and the stamp, at its size and
-  // place); otherwise a new field goes where the design says.
-  const empty = findEmptySignatureField(reader, info.catalog, { needsArea: input.stamp != null });
+  // place); otherwise a new field goes where the design says, moved to free space when the
+  // design's box would cover the page's content (stamp-placement.ts).
+  const placement = placeSignature(reader, info.catalog, input.stamp ?? null, info.docMdpPermission);
+  const empty = placement.kind === 'field' ? placement.field : null;
   let rect: [number, number, number, number] = [0, 0, 0, 0];
   let appearanceRef: PDFRef;
   let stamp = input.stamp ?? null;
+  const position = placement.kind === 'page' ? placement.stamp : null;
   if (empty && stamp) {
     const [x1, y1, x2, y2] = empty.rect;
     stamp = { ...stamp, x: x1, y: y1, width: x2 - x1, height: y2 - y1 };
+  } else if (position && stamp) {
+    const { x1, y1, x2, y2 } = position.rect;
+    stamp = { ...stamp, x: x1, y: y1, width: x2 - x1, height: y2 - y1 };
   }
-  const page = empty ? null : findPage(reader, info.catalog, stamp?.page ?? 'first');
+  let page = placement.kind === 'page' ? placement.page : null;
+  const pageRewrites: UpdateObject[] = [];
+  if (position?.kind === 'new_page') {
+    const added = addSignaturePage({ reader, context, catalog: info.catalog, mediaBox: position.mediaBox, cropBox: position.cropBox, rotate: position.rotate });
+    page = added.page;
+    pageRewrites.push(...added.rewrites);
+  }
   if (stamp) {
     rect = stampRect(stamp);
     appearanceRef = await drawStampAppearance(doc, stamp);
@@ -71,16 +86,20 @@ export async function preparePades(input: PadesPrepareInput): Promise<PreparedPa
       location: input.location,
       signerName: input.signerName,
       contentsHexLength,
+      certify: input.certify,
     }),
   );
   const { rewrites } = empty
     ? fillSignatureField({ reader, context, catalogRef: info.catalogRef, catalog: info.catalog, target: empty, appearanceRef, signatureRef })
     : addSignatureField({ reader, context, catalogRef: info.catalogRef, catalog: info.catalog, page: page!, rect, appearanceRef, signatureRef });
+  if (input.certify) certifyCatalog({ reader, context, catalogRef: info.catalogRef, catalog: info.catalog, signatureRef, rewrites });
   const created: UpdateObject[] = context
     .enumerateIndirectObjects()
     .filter(([ref]) => ref.objectNumber >= firstNew)
     .map(([ref, object]) => ({ ref, object }));
-  const update = writeIncrementalUpdate(input.pdf, reader.xref, [...rewrites, ...created]);
+  // A signature page is new: it is written once, with the /Annots addSignatureField gave it.
+  const changed = [...pageRewrites, ...rewrites].filter((r) => r.ref.objectNumber < firstNew);
+  const update = writeIncrementalUpdate(input.pdf, reader.xref, [...changed, ...created]);
 
   const pdf = update.bytes;
   const sigOffset = update.offsets.get(signatureRef.objectNumber)!;
@@ -98,5 +117,6 @@ export async function preparePades(input: PadesPrepareInput): Promise<PreparedPa
     digest: new Uint8Array(createHash('sha256').update(signedAttributes).digest()),
     algorithm,
     certificateChain: chain,
+    warnings: position?.warnings ?? [],
   };
 }

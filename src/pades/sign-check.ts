@@ -1,7 +1,8 @@
 import { PDFArray, PDFDict, PDFName } from 'pdf-lib';
 import { PdfReader } from './_pdf-reader';
 import { inspectPdf, type PdfInfo } from './pdf-check';
-import { findEmptySignatureField, findPage, uniqueFieldName } from './signature-field';
+import { placeSignature, type PlacedStamp } from './placement';
+import { uniqueFieldName } from './signature-field';
 
 /**
  * checkPdf plus every object of the input that preparePades will read: the page tree down to the
@@ -9,17 +10,22 @@ import { findEmptySignatureField, findPage, uniqueFieldName } from './signature-
  * is a 422, never an async ERROR" — a broken object there is refused before 202 instead of
  * failing the request later (a fuzz of corrupted PDFs found such ERRORs).
  */
-export function checkPdfForSigning(pdf: Uint8Array, page: 'first' | 'last' | number): PdfInfo {
+export function checkPdfForSigning(pdf: Uint8Array, stamp: PlacedStamp | null): PdfInfo & { warnings: string[] } {
   const reader = new PdfReader(pdf);
   const { catalogRef: _ref, catalog, ...info } = inspectPdf(reader);
-  // Signing goes into an empty signature field when the form has one (prepare.ts), else onto `page`.
-  const empty = findEmptySignatureField(reader, catalog, { needsArea: true });
-  const target = findPage(reader, catalog, empty ? 'first' : page);
-  reader.resolve(target.dict.get(PDFName.of('Annots')));
+  // The same decision prepare.ts takes, stamp position included: a design whose stamp fits
+  // nowhere and says "refuse" is a 422 here, never an ERROR after the 202. A new field also
+  // rewrites its page's /Annots, and a signature page the page tree's root and /Kids.
+  const placement = placeSignature(reader, catalog, stamp, info.docMdpPermission);
+  if (placement.kind === 'page') reader.resolve(placement.page.dict.get(PDFName.of('Annots')));
+  if (placement.kind === 'page' && placement.stamp?.kind === 'new_page') {
+    const root = reader.getDict(catalog, 'Pages');
+    if (root) reader.resolve(root.get(PDFName.of('Kids')));
+  }
   const acroForm = reader.resolve(catalog.get(PDFName.of('AcroForm')));
   if (acroForm instanceof PDFDict) {
     const fields = reader.resolve(acroForm.get(PDFName.of('Fields')));
     uniqueFieldName(reader, fields instanceof PDFArray ? fields : undefined);
   }
-  return info;
+  return { ...info, warnings: placement.kind === 'page' ? placement.stamp?.warnings ?? [] : [] };
 }

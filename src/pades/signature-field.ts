@@ -48,6 +48,45 @@ export interface SignatureDictionaryOptions {
   location?: string | null;
   signerName?: string | null;
   contentsHexLength: number;
+  /** A certification signature with this DocMDP permission (ISO 32000-1 §12.8.2.2, Table 254). */
+  certify?: 1 | 2 | 3 | null;
+}
+
+/**
+ * The DocMDP signature reference (ISO 32000-1 Table 253, Table 254): /TransformParams /P is the
+ * permission (1: no change, 2: form filling and signing, 3: also annotations), /V /1.2 the
+ * transform version readers implement.
+ */
+function docMdpReference(context: PDFContext, permission: 1 | 2 | 3): PDFArray {
+  return context.obj([
+    { Type: 'SigRef', TransformMethod: 'DocMDP', TransformParams: { Type: 'TransformParams', P: permission, V: '1.2' } },
+  ]) as PDFArray;
+}
+
+/**
+ * ISO 32000-1 §12.8.2.2.1: the certification signature is the first signed field of the document,
+ * so a document that holds a signature already cannot be certified.
+ */
+export function refuseCertifyingSigned(signatureCount: number): void {
+  if (signatureCount > 0) {
+    throw new PdfInputError(`certify: the document is already signed (${signatureCount} signature${signatureCount > 1 ? 's' : ''}); only its first signature can certify it (ISO 32000-1 §12.8.2.2)`);
+  }
+}
+
+/**
+ * Makes the signature `signatureRef` the document's certification signature: the catalog's /Perms
+ * /DocMDP points at it (§12.8.4, Table 258). Adds the catalog to `rewrites` when not there yet.
+ */
+export function certifyCatalog(o: { reader: PdfReader; context: PDFContext; catalogRef: PDFRef; catalog: PDFDict; signatureRef: PDFRef; rewrites: UpdateObject[] }): void {
+  const perms = o.reader.resolve(o.catalog.get(PDFName.of('Perms')));
+  const dict = perms instanceof PDFDict ? perms : (o.context.obj({}) as PDFDict);
+  dict.set(PDFName.of('DocMDP'), o.signatureRef);
+  const entry = o.catalog.get(PDFName.of('Perms'));
+  const target = entry instanceof PDFRef && perms instanceof PDFDict ? entry : o.catalogRef;
+  if (target === o.catalogRef) o.catalog.set(PDFName.of('Perms'), dict);
+  if (!o.rewrites.some((r) => r.ref.objectNumber === target.objectNumber)) {
+    o.rewrites.push({ ref: PDFRef.of(target.objectNumber, o.reader.generationOf(target.objectNumber)), object: target === o.catalogRef ? o.catalog : dict });
+  }
 }
 
 /** Table 252 with PAdES values; /ByteRange and /Contents are fixed-width placeholders. */
@@ -63,6 +102,7 @@ export function buildSignatureDictionary(context: PDFContext, o: SignatureDictio
   if (o.reason != null) dict.set(PDFName.of('Reason'), pdfTextString(o.reason));
   if (o.location != null) dict.set(PDFName.of('Location'), pdfTextString(o.location));
   if (o.signerName != null) dict.set(PDFName.of('Name'), pdfTextString(o.signerName));
+  if (o.certify) dict.set(PDFName.of('Reference'), docMdpReference(context, o.certify));
   return dict;
 }
 

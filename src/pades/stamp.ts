@@ -12,7 +12,9 @@ import {
   popGraphicsState,
   pushGraphicsState,
   rectangle,
+  fill,
   setFillingGrayscaleColor,
+  setFillingRgbColor,
   setFontAndSize,
   setLineWidth,
   setStrokingGrayscaleColor,
@@ -47,13 +49,27 @@ let fontMetrics: { ascent: number; descent: number } | undefined;
 const unshapedFontkit: typeof fontkit = {
   ...fontkit,
   create(data: Uint8Array, postscriptName?: string) {
-    // Parsed per document on purpose: a face shared across documents lost glyphs from later
-    // documents' ToUnicode maps (stamp-render test), so only the shaping is skipped.
-    const font = fontkit.create(data, postscriptName);
+    // A face per document on purpose: one shared across documents lost glyphs from later
+    // documents' ToUnicode maps (stamp-render test), because a face caches each glyph with the
+    // code points of its first use. What is shared is below: the font's bytes and its decoded
+    // tables, which fontkit only reads (the subsetter clones head, hhea and maxp before changing
+    // them). Decoding name, hmtx, cmap and the rest again took 3 ms of a 6 ms stamp (issue 10).
+    const own = data === dejavu;
+    const font = fontkit.create(own ? dejavuBytes() : data, postscriptName);
+    if (own) (font as unknown as { _tables: Record<string, unknown> })._tables = dejavuTables;
     (font as { layout: unknown }).layout = (text: string) => ({ glyphs: font.glyphsForString(text) });
     return font;
   },
 };
+
+/** DejaVu's decoded tables, filled by the first document that reads each one. */
+const dejavuTables: Record<string, unknown> = {};
+let dejavuBuffer: Buffer | undefined;
+/** The font as a Buffer over the same memory: fontkit copied a Uint8Array (740 KB) per document. */
+function dejavuBytes(): Buffer {
+  dejavuBuffer ??= Buffer.from(dejavu.buffer, dejavu.byteOffset, dejavu.byteLength);
+  return dejavuBuffer;
+}
 
 /** Ascender and descender of DejaVu Sans per point of size, read once from its hhea/OS/2 data. */
 function dejavuMetrics(): { ascent: number; descent: number } {
@@ -103,16 +119,40 @@ function round(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
-function buildOperators(layout: StampLayout, font: PDFFont): PDFOperator[] {
+/** `#rrggbb` as a design writes it. */
+export const BACKGROUND_COLOUR = /^#[0-9a-fA-F]{6}$/;
+
+/**
+ * The stamp's fill: opaque white unless the design says otherwise, so the text stays legible
+ * over background art (issue 11); "none" keeps the old transparent stamp.
+ */
+function backgroundOf(stamp: StampSpec): [number, number, number] | null {
+  const value = stamp.background ?? '#ffffff';
+  if (value === 'none') return null;
+  if (typeof value !== 'string' || !BACKGROUND_COLOUR.test(value)) throw new InvalidInputError('stamp.background must be a colour "#rrggbb" or "none"');
+  return [1, 3, 5].map((i) => parseInt(value.slice(i, i + 2), 16) / 255) as [number, number, number];
+}
+
+function buildOperators(layout: StampLayout, font: PDFFont, background: [number, number, number] | null, size: { width: number; height: number }): PDFOperator[] {
   const { border } = layout;
-  const ops: PDFOperator[] = [
+  const ops: PDFOperator[] = [];
+  if (background) {
+    ops.push(
+      pushGraphicsState(),
+      setFillingRgbColor(...background.map(round) as [number, number, number]),
+      rectangle(0, 0, round(size.width), round(size.height)),
+      fill(),
+      popGraphicsState(),
+    );
+  }
+  ops.push(
     pushGraphicsState(),
     setStrokingGrayscaleColor(BORDER_GREY),
     setLineWidth(border.lineWidth),
     rectangle(round(border.x), round(border.y), round(border.width), round(border.height)),
     stroke(),
     popGraphicsState(),
-  ];
+  );
   if (layout.image) {
     // An image XObject paints the unit square, so the matrix scales it to its box (§8.9.4).
     const { x, y, width, height } = layout.image;
@@ -143,12 +183,14 @@ function buildOperators(layout: StampLayout, font: PDFFont): PDFOperator[] {
  * the optional PNG (left, aspect kept), the text lines (already filled, top to bottom, shrunk to
  * the width, dropped past the height) in embedded DejaVu Sans, and a thin border. The font is a
  * subsetted Type0/CIDFontType2 with a ToUnicode CMap (§9.7.4, §9.10.3), so any Latin, Greek or
- * Cyrillic text renders and extracts. Adds no page and leaves the catalog alone.
+ * Cyrillic text renders and extracts. An opaque background (white unless `stamp.background`
+ * says otherwise) goes under everything. Adds no page and leaves the catalog alone.
  */
 export async function drawStampAppearance(doc: PDFDocument, stamp: StampSpec): Promise<PDFRef> {
   const width = positive(stamp.width, 'stamp.width');
   const height = positive(stamp.height, 'stamp.height');
   if (!Array.isArray(stamp.lines)) throw new InvalidInputError('stamp.lines must be a list');
+  const background = backgroundOf(stamp);
   const lines = stamp.lines.map((line, i) => ({
     text: cleanLine(String(line.text ?? '')),
     size: positive(line.size, `stamp.lines[${i}].size`),
@@ -178,7 +220,7 @@ export async function drawStampAppearance(doc: PDFDocument, stamp: StampSpec): P
     metrics,
   );
   // encodeText (inside buildOperators) tells the subset which glyphs to keep, so it runs first.
-  const operators = buildOperators(layout, font);
+  const operators = buildOperators(layout, font, background, { width, height });
   // pdf-lib writes fonts and images only when flushed (normally by save()); our caller never
   // saves, so the font file, CIDFont, ToUnicode and image streams are written now.
   await doc.flush();

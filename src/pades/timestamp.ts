@@ -21,8 +21,13 @@ const FAILURE_BITS: Record<number, string> = {
 };
 
 export function buildTimestampRequest(signatureValue: Uint8Array, nonce: bigint): Uint8Array {
+  return buildTimestampRequestForImprint(new Uint8Array(createHash('sha256').update(signatureValue).digest()), nonce);
+}
+
+/** The same request over a SHA-256 already made (a document timestamp's ByteRange digest, ETSI EN 319 142-1 §5.4.3). */
+export function buildTimestampRequestForImprint(imprint: Uint8Array, nonce: bigint): Uint8Array {
   if (nonce < 0n) throw new RangeError('nonce must be non-negative');
-  const imprint = new Uint8Array(createHash('sha256').update(signatureValue).digest());
+  if (imprint.length !== 32) throw new RangeError('a SHA-256 imprint is 32 bytes');
   // sha256 with NULL parameters: RFC 5754 §2 lets verifiers accept both forms, and several deployed
   // TSAs compare the AlgorithmIdentifier bytes against the form openssl ts -query sends (with NULL).
   return seq(

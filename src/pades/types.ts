@@ -5,6 +5,12 @@
  * Everything here is pure byte work: no fs, no clock (signingTime is passed in), no network.
  */
 
+/**
+ * What to do when no free area of the page fits the stamp (CONTRACT: a design's `stamp` may add
+ * `on_conflict`): draw it over the content anyway, append a signature page, or refuse.
+ */
+export type StampConflictPolicy = 'overlap' | 'new_page' | 'refuse';
+
 /** A design's stamp as PLATFORM.md fixes it, in PDF points from the page's lower-left corner. */
 export interface StampSpec {
   page: 'first' | 'last' | number; // numbers count from 1
@@ -15,6 +21,10 @@ export interface StampSpec {
   /** `text` holds `{{variable}}` placeholders, filled by fillStampText before drawing. */
   lines: { text: string; size: number }[];
   image_png_base64?: string;
+  /** Absent: "overlap". See stamp-placement.ts. */
+  on_conflict?: StampConflictPolicy;
+  /** Fill behind the stamp: `#rrggbb`, or "none" for a transparent stamp; absent: white. */
+  background?: string;
 }
 
 export type SignatureAlgorithm = 'rsa' | 'p256';
@@ -32,6 +42,8 @@ export interface PadesPrepareInput {
   stamp?: StampSpec | null;
   /** Reserve room in /Contents for an RFC 3161 timestamp token (B-T). */
   reserveTimestamp?: boolean;
+  /** Make it the certification signature with this DocMDP permission (ISO 32000-1 §12.8.2.2). */
+  certify?: 1 | 2 | 3 | null;
 }
 
 export interface PreparedPades {
@@ -47,6 +59,8 @@ export interface PreparedPades {
   digest: Uint8Array;
   algorithm: SignatureAlgorithm;
   certificateChain: Uint8Array[];
+  /** What the caller should know about how the document was signed (a stamp moved to free space, …). */
+  warnings: string[];
 }
 
 export interface PadesFinishOptions {

@@ -28,6 +28,14 @@ export interface IssueCertificateOptions {
   sign: (tbs: Uint8Array) => Uint8Array;
   /** The issuer's certificate: its subject Name is copied byte for byte and its key id becomes our AKI. */
   issuerCertificate?: Uint8Array;
+  /** cRLDistributionPoints URLs (RFC 5280 §4.2.1.13): where verifiers and B-LT find the CA's CRL. */
+  crlUrls?: string[];
+}
+
+/** CRLDistributionPoints with one DistributionPoint { distributionPoint [0] { fullName [0] { URI [6] … } } }. */
+function crlDistributionPoints(urls: string[]): Uint8Array {
+  const names = urls.map((u) => tlv(0x86, new TextEncoder().encode(u)));
+  return seq(seq(ctx(0, ctx(0, ...names))));
 }
 
 /** RFC 5280 §4.2.1.2 method (1): SHA-1 of the subjectPublicKey BIT STRING value. */
@@ -87,6 +95,7 @@ export function issueCertificate(o: IssueCertificateOptions): Uint8Array {
     extension(OID.keyUsage, true, keyUsage),
     extension(OID.subjectKeyIdentifier, false, octets(subjectKeyId)),
     extension(OID.authorityKeyIdentifier, false, seq(tlv(0x80, issuer.keyId))), // keyIdentifier [0] IMPLICIT
+    ...(o.crlUrls?.length ? [extension(OID.cRLDistributionPoints, false, crlDistributionPoints(o.crlUrls))] : []),
     // No extendedKeyUsage: pdfsig and Adobe accept signers with none (CONTRACT `init --embedded`).
   ];
   const tbs = seq(
@@ -101,10 +110,5 @@ export function issueCertificate(o: IssueCertificateOptions): Uint8Array {
   );
   const signature = signatureValue(o, tbs);
   return seq(tbs, sigAlg, tlv(TAG.BIT_STRING, concat([Uint8Array.of(0), signature])));
-}
-
-/** The SubjectPublicKeyInfo DER of a certificate, e.g. to check a key pair against it. */
-export function certificatePublicKey(der: Uint8Array): Uint8Array {
-  return Uint8Array.from(readCertificate(der).spki.raw);
 }
 

@@ -1,12 +1,9 @@
 import { newUuid } from '../config/ids';
-import type { ChipKeyAlgorithm } from '../chip/types';
+import type { ChipKeyAlgorithm, ChipSettings } from '../chip/types';
 import { JsonCollection } from '../store/json-collection';
 import type { CachedDesign } from '../store/catalog-types';
 
-/** Where the embedded platform's chip is and how to unlock it. Never the PIN itself. */
-export type ChipSettings =
-  | { kind: 'soft' }
-  | { kind: 'pkcs11'; module: string; token_label: string | null; pin_env: string | null; pin_file: string | null };
+export type { ChipSettings };
 
 export interface EmbeddedConfig {
   chip: ChipSettings;
@@ -14,6 +11,11 @@ export interface EmbeddedConfig {
   credentials: Record<string, { credential_key: string; name: string; algorithm: ChipKeyAlgorithm }>;
   default_design_key: string | null;
   designs: CachedDesign[];
+  /**
+   * The demo CA's CRL, made at `init` while its key existed (the key is never stored), and the URL
+   * its signer certificates name: the service serves it there and B-LT reads it in-process.
+   */
+  demo_crl?: { url: string; der_base64: string };
 }
 
 export function embeddedConfigFile(path: string, lockPath: string): JsonCollection<EmbeddedConfig> {

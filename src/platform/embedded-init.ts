@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomBytes, sign as nodeSign } from 'node:crypto';
 import { newUuid } from '../config/ids';
+import { issueCrl } from '../pki/crl';
 import { issueCertificate } from '../pki/issue-certificate';
 import { generateSoftKey, toSoftChipRecord, writeSoftChipFile, type SoftChipKeyRecord } from '../chip/soft-chip';
 import type { ChipKeyAlgorithm } from '../chip/types';
@@ -29,7 +30,7 @@ const DEMO_KEYS: DemoKeySpec[] = [
  * carry keyUsage digitalSignature + nonRepudiation and no extended key usage: the profile pdfsig
  * and Adobe accept for document signatures.
  */
-export function createDemoSoftChip(chipPath: string, now: Date): { records: SoftChipKeyRecord[]; config: Omit<EmbeddedConfig, 'chip'> } {
+export function createDemoSoftChip(chipPath: string, now: Date, crlUrl: string): { records: SoftChipKeyRecord[]; config: Omit<EmbeddedConfig, 'chip'> } {
   const ca = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const caSpki = new Uint8Array(ca.publicKey.export({ type: 'spki', format: 'der' }));
   const caName = { CN: 'localsign Demo Root CA', O: DEMO_ORG };
@@ -69,6 +70,7 @@ export function createDemoSoftChip(chipPath: string, now: Date): { records: Soft
         issuerAlgorithm: 'p256',
         sign: signWithCa,
         issuerCertificate: caCert,
+        crlUrls: [crlUrl],
       });
     }
     records.push(
@@ -84,6 +86,16 @@ export function createDemoSoftChip(chipPath: string, now: Date): { records: Soft
     credentials[mapKey(spec)] = { credential_key: newUuid(), name: spec.label, algorithm: spec.algorithm };
   }
   writeSoftChipFile(chipPath, { keys: records });
+  // One CRL for the CA's whole life, signed now: the key is dropped after this function, and an
+  // empty CRL valid until the CA expires is the truth for a CA that can issue nothing more.
+  const crl = issueCrl({
+    issuerCertificate: caCert,
+    issuerAlgorithm: 'p256',
+    thisUpdate: notBefore,
+    nextUpdate: new Date(now.getTime() + 10 * YEAR_MS),
+    crlNumber: 1,
+    sign: signWithCa,
+  });
   const { designs, defaultKey } = createDefaultDesigns();
-  return { records, config: { credentials, default_design_key: defaultKey, designs } };
+  return { records, config: { credentials, default_design_key: defaultKey, designs, demo_crl: { url: crlUrl, der_base64: Buffer.from(crl).toString('base64') } } };
 }

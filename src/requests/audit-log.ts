@@ -12,15 +12,36 @@ export interface AuditRecord {
   outcome: 'DONE' | 'ERROR';
 }
 
+/**
+ * Exactly one record per request and outcome (issue 10, hardening): a crash after the audit
+ * record of a DONE and before the DONE itself is durable leaves the request PENDING; signed again
+ * after the restart, it would get a second DONE record, and every reader would have to
+ * de-duplicate. The (request, outcome) pairs already in the file are read at start, and an
+ * append of one of them is skipped: the record of the first signature stands (the retry's
+ * signature is the one the result carries; for a blockchain request both are over the same hash).
+ */
 export class AuditLog {
   private readonly journal: AppendJournal;
+  private readonly written = new Set<string>();
   constructor(path: string) {
+    for (const r of AppendJournal.readAll<Partial<AuditRecord>>(path)) {
+      if (r.request_id && r.outcome) this.written.add(keyOf(r.request_id, r.outcome));
+    }
     this.journal = new AppendJournal(path);
   }
   append(record: AuditRecord): Promise<void> {
-    return this.journal.append(record);
+    const key = keyOf(record.request_id, record.outcome);
+    if (this.written.has(key)) return Promise.resolve();
+    this.written.add(key);
+    // A failed write leaves no record: the next attempt may write it.
+    return this.journal.append(record).catch((error: unknown) => {
+      this.written.delete(key);
+      throw error;
+    });
   }
   close(): Promise<void> {
     return this.journal.close();
   }
 }
+
+const keyOf = (requestId: string, outcome: string) => `${requestId}\u0000${outcome}`;

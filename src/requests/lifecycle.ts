@@ -7,3 +7,15 @@ import type { RequestStatus } from '../store/request-store';
 export function canTransition(from: RequestStatus, to: RequestStatus): boolean {
   return from === 'PENDING' && (to === 'DONE' || to === 'ERROR');
 }
+
+/**
+ * Starts of work after which a crash ends a request instead of resuming it (issue 7 item 2): the
+ * run that a crash cut short gets one more try at the next start, and if that one is cut short
+ * too, the request, not the service, gives way. Otherwise a request that takes the process down
+ * (an abort no handler can catch) is resumed, and takes it down, at every start.
+ */
+export const MAX_ATTEMPTS = 2;
+
+export function mayResume(attempts: number): boolean {
+  return attempts < MAX_ATTEMPTS;
+}

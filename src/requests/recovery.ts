@@ -1,11 +1,17 @@
-import { SigningError } from '../errors/errors';
-import type { RequestStore } from '../store/request-store';
+import { LocalsignError, SigningError } from '../errors/errors';
+import { attemptsOf, type RequestStore } from '../store/request-store';
+import { mayResume } from './lifecycle';
 import type { RequestRegistry } from './registry';
+
+/** The ERROR of a request whose resumed run a crash cut short too (issue 7 item 2). */
+export const STOPPED_WHILE_SIGNING = 'the service stopped while signing this request';
 
 /**
  * After a crash or restart no request stays PENDING (issue 2): each one is handed back to the
  * runner (its inputs are in the journal, a PAdES document in work/), or set to ERROR with a clear
- * message when its inputs did not survive. The runner's timeout ends those that ran out of time.
+ * message when its inputs did not survive, or when a crash already cut short its one more try
+ * (lifecycle.ts MAX_ATTEMPTS: a request that takes the process down must not do so at every
+ * start). The runner's timeout ends those that ran out of time.
  */
 export async function recoverPending(o: {
   store: RequestStore;
@@ -22,14 +28,21 @@ export async function recoverPending(o: {
       if (o.store.get(id)?.status !== 'PENDING') o.workFiles.remove(id);
     }
   }
+  // Failures are written side by side (the journal commits them as one batch).
+  const failing: Promise<unknown>[] = [];
   for (const entry of o.store.pending()) {
-    if (entry.kind === 'pades' && !o.hasWorkFile(entry.request_id)) {
-      await o.registry.fail(entry.request_id, new SigningError('the service restarted and the document of this request was not on disk; submit it again'));
+    if (!mayResume(attemptsOf(entry))) {
+      const id = entry.request_id;
+      failing.push(o.registry.fail(id, new LocalsignError('internal', STOPPED_WHILE_SIGNING, { type: 'interrupted' })).then(() => entry.kind === 'pades' && o.workFiles?.remove(id)));
+      failed += 1;
+    } else if (entry.kind === 'pades' && !o.hasWorkFile(entry.request_id)) {
+      failing.push(o.registry.fail(entry.request_id, new SigningError('the service restarted and the document of this request was not on disk; submit it again')));
       failed += 1;
     } else {
       o.resume(entry);
       resumed += 1;
     }
   }
+  await Promise.all(failing);
   return { resumed, failed };
 }

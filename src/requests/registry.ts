@@ -1,9 +1,15 @@
 import { newRequestId } from '../config/ids';
-import type { ErrorRecorder } from '../errors/record';
+import type { ErrorRecorder } from '../diagnostics/error-recorder';
 import type { Logger } from '../log/logger';
-import type { RequestEntry, RequestKind, RequestStore } from '../store/request-store';
+import type { EvmParams, PadesParams, RequestEntry, RequestStore } from '../store/request-store';
 import type { AuditLog } from './audit-log';
 import { canTransition } from './lifecycle';
+
+/** A request to create: typed parameters per kind. */
+export type NewRequest = { credentialKey: string; wrapperKey: string | null; id?: string } & (
+  | { kind: 'pades'; params: PadesParams }
+  | { kind: 'blockchain'; params: EvmParams }
+);
 
 /**
  * The only writer of a request's status (STYLE §2). Every final transition is persisted before it
@@ -22,6 +28,8 @@ export class RequestRegistry {
     private readonly errors: ErrorRecorder,
     private readonly log: Logger,
     private readonly now: () => Date,
+    /** Tests only: runs between a DONE's audit record and the DONE (LOCALSIGN_TEST_FAULT=kill-after-audit). */
+    private readonly afterAudit: (() => void) | null = null,
   ) {}
 
   get(id: string): RequestEntry | undefined {
@@ -37,8 +45,8 @@ export class RequestRegistry {
    * record is on disk: the caller answers 202 only after it, but may start signing meanwhile
    * (the final transition itself waits for `durable`, see JobRunner).
    */
-  begin(o: { kind: RequestKind; credentialKey: string; wrapperKey: string | null; params: Record<string, unknown>; id?: string }): { entry: RequestEntry; durable: Promise<void> } {
-    const entry: RequestEntry = {
+  begin(o: NewRequest): { entry: RequestEntry; durable: Promise<void> } {
+    const entry = {
       request_id: o.id ?? newRequestId(),
       kind: o.kind,
       status: 'PENDING',
@@ -47,7 +55,7 @@ export class RequestRegistry {
       created_at: this.now().toISOString(),
       completed_at: null,
       params: o.params,
-    };
+    } as RequestEntry;
     return { entry, durable: this.store.create(entry) };
   }
 
@@ -55,6 +63,20 @@ export class RequestRegistry {
     const { entry, durable } = this.begin(o);
     await durable;
     return entry;
+  }
+
+  /**
+   * Counts a start of work on a resumed request, durably, before its job runs (recovery ends a
+   * request whose attempts a crash keeps cutting short; see lifecycle.ts MAX_ATTEMPTS). The
+   * first run needs no record: its creation record implies it.
+   */
+  recordAttempt(id: string): Promise<void> {
+    return this.store.recordAttempt(id, this.now().toISOString());
+  }
+
+  /** A clean stop interrupted this attempt: it was not cut short by a crash, so it does not count. */
+  releaseAttempt(id: string): Promise<void> {
+    return this.store.releaseAttempt(id, this.now().toISOString());
   }
 
   /** Resolves when `id` is no longer PENDING, or after `ms`; never rejects. */
@@ -100,7 +122,11 @@ export class RequestRegistry {
         this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapper_key, credential_key: entry.credential_key, kind: entry.kind, digest: digestHex, outcome: 'DONE' }),
         persist?.(),
       ]);
+      this.afterAudit?.();
       await this.store.markDone(id, at, result);
+      // One line per request (issue 11: the foreground log showed only failures): who, what and
+      // how long, never document bytes or digests.
+      this.log.info(`${id} ${entry.kind} credential=${entry.credential_key} DONE in ${Date.parse(at) - Date.parse(entry.created_at)} ms`);
     } finally {
       this.settling.delete(id);
       this.wake(id);
@@ -112,9 +138,9 @@ export class RequestRegistry {
     const entry = this.store.get(id);
     if (!entry || !canTransition(entry.status, 'ERROR') || this.settling.has(id)) return false;
     this.settling.add(id);
-    const rec = this.errors.record(error, { requestId: id, status: null, context: { kind: entry.kind, credential_key: entry.credential_key } });
-    this.log.error(`${id}: ${rec.short} (${rec.error_id})`);
+    const rec = this.errors.record(error, { requestId: id, status: null, wrapperKey: entry.wrapper_key, context: { kind: entry.kind, credential_key: entry.credential_key } });
     const at = this.now().toISOString();
+    this.log.error(`${id} ${entry.kind} credential=${entry.credential_key} ERROR in ${Date.parse(at) - Date.parse(entry.created_at)} ms: ${rec.short} (${rec.error_id})`);
     await Promise.all([
       this.store.markError(id, at, rec.short, rec.error_id),
       this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapper_key, credential_key: entry.credential_key, kind: entry.kind, digest: digestHex, outcome: 'ERROR' }),

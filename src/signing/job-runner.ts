@@ -1,22 +1,21 @@
-import { LocalsignError } from '../errors/errors';
+import { isStorageError, LocalsignError } from '../errors/errors';
 import type { RequestRegistry } from '../requests/registry';
 import type { RequestEntry } from '../store/request-store';
 import type { Job, JobDeps } from './job-types';
 import { Slots } from './slots';
 
+/** Backoff of a final transition the disk refused (full or read-only): 250 ms doubling to 5 s. */
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 5_000;
+
 /**
  * Loaded on first use: the PAdES job pulls in pdf-lib and fontkit, whose start-up cost (tens of
  * ms of table decompression) must not delay `serve` (issue 2: start-up ≤ 200 ms).
  */
-const JOBS: Record<RequestEntry['kind'], () => Promise<Job>> = {
+const JOBS: { [K in RequestEntry['kind']]: () => Promise<Job<K>> } = {
   pades: () => import('./pades-job').then((m) => m.runPadesJob),
   blockchain: () => import('./evm-job').then((m) => m.runEvmJob),
 };
-
-/** Starts loading the PAdES engine in the background once the service listens. */
-export function preloadJobs(): void {
-  void JOBS.pades().catch(() => undefined);
-}
 
 /**
  * Runs accepted requests to DONE or ERROR. A request never stays PENDING forever: each run races
@@ -25,8 +24,16 @@ export function preloadJobs(): void {
  */
 export class JobRunner {
   private readonly inFlight = new Map<string, Promise<void>>();
+  /**
+   * Requests whose current run counts as an attempt (see lifecycle.ts MAX_ATTEMPTS): a first run
+   * from its start (its creation record implies the attempt), a resumed one once its attempt
+   * record is durable. A clean stop gives these attempts back (`releaseUnfinished`).
+   */
+  private readonly counted = new Set<string>();
   /** PAdES jobs running at once (each holds its document, input and output, in memory). */
   private readonly padesSlots: Slots;
+  /** Set by `drain`: final transitions the disk refuses are left PENDING for the next start. */
+  private stopping = false;
 
   constructor(
     private readonly registry: RequestRegistry,
@@ -46,50 +53,141 @@ export class JobRunner {
    * before (it overlaps the fsync), the final transition never does.
    */
   start(entry: RequestEntry, created: Promise<void> = Promise.resolve()): void {
-    if (this.inFlight.has(entry.request_id)) return;
-    const run = this.run(entry, created).finally(() => this.inFlight.delete(entry.request_id));
-    this.inFlight.set(entry.request_id, run);
+    this.launch(entry, created, false);
   }
 
-  private async run(entry: RequestEntry, created: Promise<void>): Promise<void> {
-    const remaining = Date.parse(entry.created_at) + this.timeoutMs - this.deps.now().getTime();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new LocalsignError('upstream', `signing did not complete within ${Math.round(this.timeoutMs / 1000)} s`, { type: 'timeout' })),
-        Math.max(0, remaining),
-      );
-      timer.unref?.();
+  /**
+   * Runs a request left PENDING by an earlier process. Its attempt is recorded durably once it is
+   * its turn (after its PAdES slot) and before the job starts, so a job that takes the process
+   * down is known for it at the next start, while one still queued at a crash is not charged.
+   */
+  resume(entry: RequestEntry): void {
+    this.launch(entry, Promise.resolve(), true);
+  }
+
+  private launch(entry: RequestEntry, created: Promise<void>, resumed: boolean): void {
+    const id = entry.request_id;
+    if (this.inFlight.has(id)) return;
+    if (!resumed) this.counted.add(id);
+    // Awaited only once the job has run: a record the disk refused (issue 10, disk full) must not
+    // be an unhandled rejection meanwhile, which ends the process.
+    created.catch(() => undefined);
+    const run = this.run(entry, created, resumed).finally(() => {
+      this.inFlight.delete(id);
+      this.counted.delete(id);
     });
+    this.inFlight.set(id, run);
+  }
+
+  private async run(entry: RequestEntry, created: Promise<void>, resumed: boolean): Promise<void> {
+    const remaining = Date.parse(entry.created_at) + this.timeoutMs - this.deps.now().getTime();
+    // The timeout aborts the run (so the job signs nothing afterwards: chip and platform calls
+    // check the signal) and ends the race below even for a step that ignores the signal.
+    const abort = new AbortController();
+    const timeout = new Promise<never>((_, reject) => {
+      abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true });
+    });
+    const timer = setTimeout(
+      () => abort.abort(new LocalsignError('upstream', `signing did not complete within ${Math.round(this.timeoutMs / 1000)} s`, { type: 'timeout' })),
+      Math.max(0, remaining),
+    );
+    timer.unref?.();
     // Observed here so a timeout firing while the job module still loads is not an unhandled
     // rejection; Promise.race below still sees it.
     timeout.catch(() => undefined);
     let settle: () => Promise<unknown>;
+    let failing = false;
     try {
-      const job = await JOBS[entry.kind]();
+      const job = (await JOBS[entry.kind]()) as Job;
       const release = entry.kind === 'pades' ? await this.acquirePadesSlot(timeout) : () => undefined;
       let outcome;
       try {
-        outcome = await Promise.race([job(entry, this.deps), timeout]);
+        // A resume that only waits for the platform's answer does no local work a crash could
+        // repeat, so it is not an attempt (a phone approval may span several restarts).
+        if (resumed && !(await this.onlyWaits(entry))) {
+          const attempt = this.registry.recordAttempt(entry.request_id);
+          attempt.catch(() => undefined); // observed even when the timeout wins the race
+          await Promise.race([attempt, timeout]);
+          this.counted.add(entry.request_id);
+        }
+        if (this.deps.testFault === 'kill-in-job') await killForTest(created);
+        outcome = await Promise.race([job(entry, this.deps, { signal: abort.signal, resumed }), timeout]);
       } finally {
         release();
       }
       settle = () => this.registry.complete(entry.request_id, outcome.result, outcome.digestHex, outcome.persist);
     } catch (error) {
-      settle = () => this.fail(entry, error);
+      abort.abort(error);
+      failing = true;
+      settle = () => this.registry.fail(entry.request_id, error, this.digestOf(entry));
     } finally {
       clearTimeout(timer);
     }
     try {
       await created;
-    } catch {
-      return; // the PENDING record never reached the disk: the caller got an error, not a 202
+    } catch (error) {
+      // The PENDING record never reached the disk: the caller got an error, not a 202.
+      if (!this.registry.get(entry.request_id)) return;
+      // It did, but the document did not (a full disk takes a short line, not a document): the
+      // caller got the error, and the request must not stay PENDING for the rest of this run.
+      failing = true;
+      settle = () => this.registry.fail(entry.request_id, error, this.digestOf(entry));
     }
-    await settle().catch((error: unknown) => this.fail(entry, error));
-    // Once final, the document kept for a restart is no longer needed (this runs after `created`,
-    // so the work file's own write has finished). If the final state could not be written (the
-    // journal closed at shutdown), the request is still PENDING and keeps its document to resume.
-    if (this.registry.get(entry.request_id)?.status !== 'PENDING') this.deps.removeWorkFile(entry.request_id);
+    await this.settleDurably(entry, settle, failing);
+    // Once final, the documents kept for a restart are no longer needed (this runs after
+    // `created`, so the work file's own write has finished). If the final state could not be
+    // written (the journal closed at shutdown), the request is still PENDING and keeps them.
+    if (this.registry.get(entry.request_id)?.status !== 'PENDING') {
+      // A blockchain request has no documents: three removals of absent files were 3 % of the
+      // service's CPU per EVM signature (issue 10).
+      if (entry.kind === 'pades') this.deps.documents.releaseWork(entry.request_id);
+      this.deps.platform.hub.forget(entry.request_id);
+    }
+  }
+
+  /**
+   * The final transition, written once the disk takes it. A full or read-only config dir (issue
+   * 10) refuses the DONE (its document, audit record or journal line) and the ERROR alike: the
+   * request stays PENDING and the transition is tried again, backing off to RETRY_MAX_MS, so it
+   * completes as soon as space returns instead of staying PENDING until a restart. Any other
+   * failure of a DONE ends the request ERROR, as before. A stop ends the retries: what is left
+   * is PENDING on disk and the next start resumes it.
+   */
+  private async settleDurably(entry: RequestEntry, settle: () => Promise<unknown>, failing: boolean): Promise<void> {
+    const id = entry.request_id;
+    let attempt = settle;
+    let said = false;
+    for (let delay = RETRY_FIRST_MS; ; delay = Math.min(delay * 2, RETRY_MAX_MS)) {
+      try {
+        await attempt();
+      } catch (error) {
+        if (isStorageError(error) && !said) {
+          said = true;
+          this.deps.warn?.(`${id}: ${error.message}; it stays PENDING and its final state is written as soon as the disk takes it`);
+        }
+        if (!isStorageError(error)) {
+          if (failing) return;
+          // The DONE failed for a reason of its own: the request ends ERROR with it.
+          failing = true;
+          attempt = () => this.registry.fail(id, error, this.digestOf(entry));
+          continue;
+        }
+      }
+      // Written, or ended by another transition (a timeout), or being written by one: checked
+      // again after the pause, so a transition that another writer then failed is retried here.
+      if (this.registry.get(id)?.status !== 'PENDING' || this.stopping) return;
+      await new Promise((resolve) => setTimeout(resolve, delay).unref());
+    }
+  }
+
+  private digestOf(entry: RequestEntry): string | null {
+    return entry.kind === 'blockchain' ? entry.params.tx_hash : null;
+  }
+
+  /** A platform request whose digest is already out: a blockchain one, or a PAdES one prepared. */
+  private async onlyWaits(entry: RequestEntry): Promise<boolean> {
+    if (entry.params.engine !== 'platform') return false;
+    return entry.kind === 'blockchain' || (await this.deps.documents.readPrepared(entry.request_id)) !== null;
   }
 
   /** Waits for a PAdES slot within the request's time; a slot granted after the timeout is given back. */
@@ -103,13 +201,19 @@ export class JobRunner {
     }
   }
 
-  private fail(entry: RequestEntry, error: unknown): Promise<unknown> {
-    const digest = entry.kind === 'blockchain' ? String(entry.params.tx_hash) : null;
-    return this.registry.fail(entry.request_id, error, digest).catch(() => undefined);
+  /**
+   * After `drain`: the attempts still running were stopped cleanly, not cut short by a crash, so
+   * they are given back (CONTRACT: requests still PENDING after SIGTERM are resumed by the next
+   * start, however many clean stops they have seen). Never rejects.
+   */
+  async releaseUnfinished(): Promise<void> {
+    const ids = [...this.counted].filter((id) => this.inFlight.has(id) && this.registry.get(id)?.status === 'PENDING');
+    await Promise.all(ids.map((id) => this.registry.releaseAttempt(id).catch(() => undefined)));
   }
 
   /** Waits for in-flight jobs, at most `ms`; what is left stays PENDING for the next start. */
   async drain(ms: number): Promise<void> {
+    this.stopping = true;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled([...this.inFlight.values()]),
@@ -119,4 +223,14 @@ export class JobRunner {
     ]);
     clearTimeout(timer);
   }
+}
+
+/**
+ * Tests only (LOCALSIGN_TEST_FAULT=kill-in-job, see config/env.ts): dies where the job would
+ * sign, as V8 does on an abort no handler can catch, once the request is durable (as it is when
+ * its 202 was sent). SIGKILL rather than process.abort(): the same death, without a core dump.
+ */
+async function killForTest(created: Promise<void>): Promise<void> {
+  await created.catch(() => undefined);
+  process.kill(process.pid, 'SIGKILL');
 }

@@ -1,6 +1,10 @@
 import type { Chip } from '../chip/types';
+import type { TestFault } from '../config/config';
+import type { HttpClient } from '../net/http-client';
 import type { CachedCredential, CachedDesign } from '../store/catalog-types';
+import type { DocumentStore } from '../store/document-store';
 import type { RequestEntry } from '../store/request-store';
+import type { PlatformSigningDeps } from './platform-signer';
 import type { SignTask, SignTaskResult } from './sign-tasks';
 
 /** What a job needs, passed in (no module reaches for globals): easy to wire, easy to test. */
@@ -10,10 +14,31 @@ export interface JobDeps {
   getChip: () => Promise<Chip>;
   findCredential: (key: string) => CachedCredential | undefined;
   findDesign: (key: string) => CachedDesign | undefined;
-  readWorkFile: (requestId: string) => Promise<Buffer | null>;
-  writeResult: (requestId: string, bytes: Uint8Array) => Promise<void>;
-  removeWorkFile: (requestId: string) => void;
+  documents: DocumentStore;
+  /** engine "platform": the current pairing's platform and where its results arrive. */
+  platform: PlatformSigningDeps;
   tsaUrl: string | null;
+  /** serve --pades-level: the level of a request that asks for none. */
+  padesLevel?: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+  /** Outbound HTTP (timestamp authority, OCSP, CRLs), with the operator's proxy settings. */
+  http: HttpClient;
+  /** Revocation data the service holds itself (the demo CA's CRL), by URL: no network for it. */
+  localRevocation?: (url: string) => Uint8Array | null;
+  /** The operator's log (a final state the disk refuses is said once per request). */
+  warn?: (message: string) => void;
+  /** Tests only: a fault the runner provokes (config/env.ts LOCALSIGN_TEST_FAULT). */
+  testFault?: TestFault | null;
+}
+
+/** One run of a job. */
+export interface JobRun {
+  /**
+   * Aborted when the request ends without this run (its timeout): a job checks it before anything
+   * signs, so nothing is signed for a request that is already ERROR.
+   */
+  signal: AbortSignal;
+  /** The request was accepted by an earlier process and resumed at start-up. */
+  resumed: boolean;
 }
 
 export interface JobOutcome {
@@ -24,4 +49,4 @@ export interface JobOutcome {
   persist?: () => Promise<void>;
 }
 
-export type Job = (entry: RequestEntry, deps: JobDeps) => Promise<JobOutcome>;
+export type Job<K extends RequestEntry['kind'] = RequestEntry['kind']> = (entry: Extract<RequestEntry, { kind: K }>, deps: JobDeps, run: JobRun) => Promise<JobOutcome>;

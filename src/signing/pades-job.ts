@@ -3,10 +3,15 @@ import { SigningError } from '../errors/errors';
 import { finishPades, preparePades, verifyPades } from '../pades';
 import { algorithmOfCertificate, ecdsaRawToDer } from '../pades/cms';
 import { fillStampText } from '../pades/stamp-text';
-import type { StampSpec } from '../pades/types';
+import type { PreparedPades, StampSpec } from '../pades/types';
+import type { PreparedRecord } from '../store/document-store';
+import type { RequestEntry } from '../store/request-store';
 import type { CachedDesign } from '../store/catalog-types';
 import { fetchTimestampToken } from './tsa-client';
-import type { Job } from './job-types';
+import { extendToLongTerm, type PadesLevel } from './long-term';
+import { signatureContentsAt } from '../pades/dss';
+import type { Job, JobDeps } from './job-types';
+import { signPadesOnPlatform } from './platform-signer';
 
 /** The signing date as it appears on stamps: unambiguous and locale-free. */
 export function formatStampDate(d: Date): string {
@@ -17,25 +22,46 @@ export function resolveStamp(design: CachedDesign, values: Record<string, string
   return { ...design.stamp, lines: design.stamp.lines.map((l) => ({ text: fillStampText(l.text, values), size: l.size })) };
 }
 
-/**
- * PAdES signing in the two steps the engine defines: prepare (PDF -> digest of the signed
- * attributes), the chip signs the digest, finish (signature -> signed PDF). The output is
- * verified before DONE (CONTRACT "Before DONE the service verifies the signature it produced").
- */
-export const runPadesJob: Job = async (entry, deps) => {
-  const credential = deps.findCredential(entry.credential_key);
-  if (!credential || credential.type !== 'pades' || !credential.certificate_chain || !credential.chip_key_id) {
-    throw new SigningError(`credential ${entry.credential_key} is no longer a PAdES credential in the cache`);
-  }
-  const pdf = await deps.readWorkFile(entry.request_id);
-  if (!pdf) throw new SigningError('the document of this request is no longer on disk; submit it again');
-  const p = entry.params as {
-    design_key: string | null;
-    variables: Record<string, string>;
-    reason: string | null;
-    location: string | null;
-    signer_name: string | null;
+/** The prepared state as the document store keeps it (for a platform that answers after a restart). */
+function toRecord(prepared: PreparedPades): PreparedRecord {
+  const b64 = (u: Uint8Array) => Buffer.from(u).toString('base64');
+  return {
+    pdf: prepared.pdf,
+    meta: {
+      contentsOffset: prepared.contentsOffset,
+      contentsHexLength: prepared.contentsHexLength,
+      byteRange: prepared.byteRange,
+      signedAttributes: b64(prepared.signedAttributes),
+      digest: b64(prepared.digest),
+      algorithm: prepared.algorithm,
+      certificateChain: prepared.certificateChain.map(b64),
+      warnings: prepared.warnings,
+    },
   };
+}
+
+function fromRecord(record: PreparedRecord): PreparedPades {
+  const m = record.meta as { contentsOffset: number; contentsHexLength: number; byteRange: PreparedPades['byteRange']; signedAttributes: string; digest: string; algorithm: PreparedPades['algorithm']; certificateChain: string[]; warnings?: string[] };
+  const bytes = (b64: string) => new Uint8Array(Buffer.from(b64, 'base64'));
+  return {
+    pdf: record.pdf,
+    contentsOffset: m.contentsOffset,
+    contentsHexLength: m.contentsHexLength,
+    byteRange: m.byteRange,
+    signedAttributes: bytes(m.signedAttributes),
+    digest: bytes(m.digest),
+    algorithm: m.algorithm,
+    certificateChain: m.certificateChain.map(bytes),
+    // Prepared states written before warnings existed have none.
+    warnings: Array.isArray(m.warnings) ? m.warnings : [],
+  };
+}
+
+/** Prepare step: the input with its field and placeholders, and the digest to sign. */
+async function prepare(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: JobDeps, certificateChain: Uint8Array[]): Promise<PreparedPades> {
+  const pdf = await deps.documents.readInput(entry.request_id);
+  if (!pdf) throw new SigningError('the document of this request is no longer on disk; submit it again');
+  const p = entry.params;
   const signingTime = deps.now();
   let stamp: StampSpec | null = null;
   if (p.design_key) {
@@ -49,8 +75,7 @@ export const runPadesJob: Job = async (entry, deps) => {
       date: formatStampDate(signingTime),
     });
   }
-  const certificateChain = credential.certificate_chain.map((c) => new Uint8Array(Buffer.from(c, 'base64')));
-  const prepared = await preparePades({
+  return preparePades({
     pdf: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength),
     certificateChain,
     signingTime,
@@ -58,17 +83,82 @@ export const runPadesJob: Job = async (entry, deps) => {
     location: p.location,
     signerName: p.signer_name,
     stamp,
-    reserveTimestamp: deps.tsaUrl !== null,
+    reserveTimestamp: levelOf(entry, deps) !== 'B-B',
+    certify: p.certify ?? null,
   });
-  const chip = await deps.getChip();
-  const raw = await chip.signDigest(credential.chip_key_id, prepared.digest);
-  const signatureValue = algorithmOfCertificate(certificateChain[0]!) === 'p256' ? ecdsaRawToDer(raw) : raw;
-  const timestampToken = deps.tsaUrl ? await fetchTimestampToken(deps.tsaUrl, signatureValue) : null;
-  const signed = finishPades(prepared, signatureValue, { timestampToken });
+}
+
+/** The level the request asked for, else the service's default now (serve --pades-level). */
+function levelOf(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: JobDeps): PadesLevel {
+  return entry.params.level ?? deps.padesLevel ?? (deps.tsaUrl ? 'B-T' : 'B-B');
+}
+
+/**
+ * PAdES signing in the two steps the engine defines: prepare (PDF -> digest of the signed
+ * attributes), the chip or the platform signs the digest, finish (signature -> signed PDF). The
+ * output is verified before DONE (CONTRACT "Before DONE the service verifies the signature it
+ * produced"). For the platform, the prepared document is kept on disk before the digest leaves:
+ * the answer may come minutes later, after a restart, and must fit the same prepared bytes.
+ */
+export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
+  const level = levelOf(entry, deps);
+  // Accepted while a TSA was configured, resumed after a restart without one: say so, sign nothing.
+  if (level !== 'B-B' && !deps.tsaUrl) throw new SigningError(`level ${level} needs a timestamp authority and the service has none now (serve --tsa-url)`);
+  const credential = deps.findCredential(entry.credential_key);
+  if (!credential || credential.type !== 'pades' || !credential.certificate_chain) {
+    throw new SigningError(`credential ${entry.credential_key} is no longer a PAdES credential in the cache`);
+  }
+  const certificateChain = credential.certificate_chain.map((c) => new Uint8Array(Buffer.from(c, 'base64')));
+  let signatureValue: Uint8Array;
+  let prepared: PreparedPades;
+  if (entry.params.engine === 'platform') {
+    const kept = run.resumed ? await deps.documents.readPrepared(entry.request_id) : null;
+    prepared = kept ? fromRecord(kept) : await prepare(entry, deps, certificateChain);
+    if (!kept) await deps.documents.savePrepared(entry.request_id, toRecord(prepared));
+    signatureValue = await signPadesOnPlatform(deps.platform, {
+      requestId: entry.request_id,
+      credential,
+      digest: prepared.digest,
+      signedAttributes: prepared.signedAttributes,
+      // Only a prepared state on disk means the digest may already be with the platform.
+      resumed: kept !== null,
+      signal: run.signal,
+    });
+  } else {
+    if (!credential.chip_key_id) throw new SigningError(`credential ${entry.credential_key} has no key on this machine's chip; run sync`);
+    prepared = await prepare(entry, deps, certificateChain);
+    const chip = await deps.getChip();
+    run.signal.throwIfAborted(); // the request ended meanwhile: sign nothing
+    const raw = await chip.signDigest(credential.chip_key_id, prepared.digest);
+    signatureValue = algorithmOfCertificate(certificateChain[0]!) === 'p256' ? ecdsaRawToDer(raw) : raw;
+  }
+  const timestampToken = level !== 'B-B' ? await fetchTimestampToken(deps.http, deps.tsaUrl!, signatureValue, { signal: run.signal }) : null;
+  let signed = finishPades(prepared, signatureValue, { timestampToken });
   verifyPades(signed);
+  if (level === 'B-LT' || level === 'B-LTA') {
+    const extended = await extendToLongTerm({
+      pdf: signed,
+      level,
+      chain: certificateChain,
+      signatureContents: signatureContentsAt(signed, prepared.contentsOffset, prepared.contentsHexLength),
+      timestampToken,
+      tsaUrl: deps.tsaUrl,
+      http: deps.http,
+      now: deps.now(),
+      signal: run.signal,
+      local: deps.localRevocation,
+    });
+    signed = extended.pdf;
+  }
   return {
-    result: { bytes: signed.length, sha256: createHash('sha256').update(signed).digest('hex'), level: timestampToken ? 'B-T' : 'B-B' },
+    result: {
+      bytes: signed.length,
+      sha256: createHash('sha256').update(signed).digest('hex'),
+      level,
+      // CONTRACT: a PAdES result may add `warnings` (a stamp moved to free space, …).
+      ...(prepared.warnings.length > 0 ? { warnings: prepared.warnings } : {}),
+    },
     digestHex: Buffer.from(prepared.digest).toString('hex'),
-    persist: () => deps.writeResult(entry.request_id, signed),
+    persist: () => deps.documents.writeResult(entry.request_id, signed),
   };
 };

@@ -1,5 +1,7 @@
 import { constants, createPrivateKey, privateEncrypt, type KeyObject } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
+import type { SoftSignTask, SoftSignTaskResult } from '../chip/types';
+import { sha256DigestInfo } from '../der/keys';
 import { createRecoveryChecker, normaliseLowS, signDigestSecp256k1 } from '../evm';
 
 /**
@@ -7,19 +9,10 @@ import { createRecoveryChecker, normaliseLowS, signDigestSecp256k1 } from '../ev
  * and out, so the same function serves both. Keys arrive per task; parsed keys and recovery
  * tables are cached per worker.
  */
-export type SignTask =
-  | { op: 'rsa-sign'; keyPem: string; digest: Uint8Array }
-  | { op: 'p256-sign'; secretKey: Uint8Array; digest: Uint8Array }
-  | { op: 'secp256k1-sign'; secretKey: Uint8Array; digest: Uint8Array }
-  | { op: 'evm-recover'; publicKey: Uint8Array; digest: Uint8Array; r: bigint; s: bigint }
-  | { op: 'secp256k1-sign-recover'; secretKey: Uint8Array; publicKey: Uint8Array; digest: Uint8Array };
+export type SignTask = SoftSignTask | { op: 'evm-recover'; publicKey: Uint8Array; digest: Uint8Array; r: bigint; s: bigint };
 
-export type SignTaskResult = Uint8Array | number | { r: bigint; s: bigint; yParity: 0 | 1 };
+export type SignTaskResult = SoftSignTaskResult | number;
 
-/** DER prefix of DigestInfo{ sha256, NULL } (RFC 8017 §9.2 note 1): what CKM_RSA_PKCS signs. */
-export const SHA256_DIGEST_INFO_PREFIX = Uint8Array.from([
-  0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20,
-]);
 
 const rsaKeys = new Map<string, KeyObject>();
 const checkers = new Map<string, ReturnType<typeof createRecoveryChecker>>();
@@ -43,7 +36,7 @@ export function runSignTask(task: SignTask): SignTaskResult {
         rsaKeys.set(task.keyPem, key);
       }
       // privateEncrypt with PKCS#1 padding is RSASSA-PKCS1-v1_5 over the given DigestInfo.
-      const input = Buffer.concat([SHA256_DIGEST_INFO_PREFIX, task.digest]);
+      const input = sha256DigestInfo(task.digest);
       return new Uint8Array(privateEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, input));
     }
     case 'p256-sign':

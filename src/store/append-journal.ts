@@ -1,5 +1,7 @@
-import { closeSync, fdatasync, openSync, readFileSync, write } from 'node:fs';
-import { writeFileAtomic } from './atomic-file';
+import { closeSync, fdatasync, fstatSync, ftruncateSync, write } from 'node:fs';
+import { readFileIfExists, writeFileAtomic } from './atomic-file';
+import { openNoFollowSync } from './no-follow';
+import { asStorageError } from './storage-error';
 import { terminateTornLine } from './torn-line';
 
 interface Pending {
@@ -28,21 +30,22 @@ export class AppendJournal {
   private flushing: Promise<void> | null = null;
   private lines = 0;
   private closed = false;
+  /** File size after the last durable batch: a failed batch is cut back to it. */
+  private bytes = 0;
+  /** A failed batch could not be cut back (read-only disk): the next one starts on a new line. */
+  private torn = false;
 
   constructor(private readonly path: string) {
     terminateTornLine(path);
-    this.fd = openSync(path, 'a', 0o600);
+    this.fd = openNoFollowSync(path, 'append');
+    this.bytes = fstatSync(this.fd).size;
   }
 
   /** Every record in the file, skipping a torn last line left by a crash mid-write. */
   static readAll<T>(path: string): T[] {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
+    const raw = readFileIfExists(path);
+    if (raw === null) return [];
+    const text = raw.toString('utf8');
     const out: T[] = [];
     for (const line of text.split('\n')) {
       if (!line) continue;
@@ -73,16 +76,33 @@ export class AppendJournal {
     while (this.queue.length > 0) {
       const batch = this.queue;
       this.queue = [];
+      const buf = Buffer.from((this.torn ? '\n' : '') + batch.map((p) => p.line).join(''), 'utf8');
       try {
-        await writeAll(this.fd, Buffer.from(batch.map((p) => p.line).join(''), 'utf8'));
+        await writeAll(this.fd, buf);
         await sync(this.fd);
         this.lines += batch.length;
+        this.bytes += buf.length;
+        this.torn = false;
         for (const p of batch) p.resolve();
       } catch (error) {
-        for (const p of batch) p.reject(error);
+        // Disk full or read-only mid-batch (issue 10): what reached the file is cut off, so no
+        // record is torn and none of this batch (whose callers hear of the failure) is replayed
+        // later. When even that fails, the next batch starts on a line of its own.
+        this.undo();
+        const failure = asStorageError(error, this.path);
+        for (const p of batch) p.reject(failure);
       }
     }
     this.flushing = null;
+  }
+
+  private undo(): void {
+    try {
+      ftruncateSync(this.fd, this.bytes);
+      this.torn = false;
+    } catch {
+      this.torn = true;
+    }
   }
 
   /** Waits for every queued append to be durable. */
@@ -101,10 +121,17 @@ export class AppendJournal {
       if (!this.flushing && this.queue.length === 0) break;
     }
     const records = produce();
-    writeFileAtomic(this.path, records.map((r) => JSON.stringify(r) + '\n').join(''));
+    // Close before replacing: Windows refuses to rename over a file that is open (EPERM), where
+    // POSIX lets the old descriptor live on. Nothing can append meanwhile: from here to the
+    // reopen is one synchronous step. If the replace fails, the old file is still in place.
     closeSync(this.fd);
-    this.fd = openSync(this.path, 'a', 0o600);
-    this.lines = records.length;
+    try {
+      writeFileAtomic(this.path, records.map((r) => JSON.stringify(r) + '\n').join(''));
+      this.lines = records.length;
+    } finally {
+      this.fd = openNoFollowSync(this.path, 'append');
+      this.bytes = fstatSync(this.fd).size;
+    }
   }
 
   async close(): Promise<void> {

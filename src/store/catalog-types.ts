@@ -33,6 +33,10 @@ export interface CachedDesign {
     height: number;
     lines: { text: string; size: number }[];
     image_png_base64?: string;
+    /** When no free area of the page fits the stamp (CONTRACT); absent: "overlap". */
+    on_conflict?: 'overlap' | 'new_page' | 'refuse';
+    /** `#rrggbb` or "none"; absent: white. */
+    background?: string;
   };
 }
 
@@ -42,17 +46,31 @@ export interface CatalogCache {
   synced_at: string | null;
 }
 
-export interface Pairing {
-  platform: 'embedded' | 'remote';
+/** The embedded platform (tenant 0): credentials on this machine's chip, designs in the config dir. */
+export interface EmbeddedPairing {
+  platform: 'embedded';
   tenant_id: number;
   paired_at: string;
-  /** Remote only (PLATFORM.md): */
-  platform_url?: string;
-  agent_id?: string;
-  agent_secret?: string;
-  /** Set when the platform answered 401: the pairing was revoked. */
   revoked?: boolean;
 }
+
+/** A remote platform (PLATFORM.md "Pairing"); pairing.json is 0600 and the secret is never logged. */
+export interface RemotePairing {
+  platform: 'remote';
+  tenant_id: number;
+  paired_at: string;
+  platform_url: string;
+  agent_id: string;
+  agent_secret: string;
+  /** This service's /receive URL as the platform reaches it; null: the platform never pushes. */
+  callback_url: string | null;
+  /** Extra CA certificates (PEM) trusted for the platform (`init --platform-ca`), e.g. a TLS-inspecting proxy's. */
+  platform_ca_pem: string | null;
+  /** Set when the platform answered 401: the pairing was revoked (PLATFORM.md). */
+  revoked?: boolean;
+}
+
+export type Pairing = EmbeddedPairing | RemotePairing;
 
 export interface WrapperRecord {
   key: string;

@@ -1,13 +1,37 @@
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { AppendJournal } from './append-journal';
-import { readFileIfExistsAsync, writeFileAtomicAsync } from './atomic-file';
 
 export type RequestStatus = 'PENDING' | 'DONE' | 'ERROR';
 export type RequestKind = 'pades' | 'blockchain';
 
-/** A signing request as persisted. Small: document bytes live in files beside the journal. */
-export interface RequestEntry {
+/** Who signs: the machine's chip, or the remote platform (PLATFORM.md), fixed at accept time. */
+export type SigningEngine = 'chip' | 'platform';
+
+/** What a PAdES request needs to run or resume (never the PDF: the document store keeps it). */
+export interface PadesParams {
+  engine: SigningEngine;
+  design_key: string | null;
+  variables: Record<string, string>;
+  reason: string | null;
+  location: string | null;
+  signer_name: string | null;
+  /** The PAdES level the request asked for (issue 12); null or absent: the service's default when it runs. */
+  level?: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA' | null;
+  /** DocMDP permission of a certification signature; absent or null: an approval signature. */
+  certify?: 1 | 2 | 3 | null;
+}
+
+/** What a blockchain request needs to run or resume. */
+export interface EvmParams {
+  engine: SigningEngine;
+  /** 64 lowercase hex digits, no 0x. */
+  tx_hash: string;
+  chain_id: number | null;
+}
+
+/** A signing request as persisted. Small: document bytes live in the document store. */
+export type RequestEntry = RequestEntryBase & ({ kind: 'pades'; params: PadesParams } | { kind: 'blockchain'; params: EvmParams });
+
+export interface RequestEntryBase {
   request_id: string;
   kind: RequestKind;
   status: RequestStatus;
@@ -15,19 +39,31 @@ export interface RequestEntry {
   wrapper_key: string | null;
   created_at: string;
   completed_at: string | null;
-  /** Inputs needed to resume after a restart (never the PDF, which is a work file). */
-  params: Record<string, unknown>;
   /** Blockchain DONE: r, s, v, y_parity, address, chain_id. PAdES DONE: result file name. */
   result?: Record<string, unknown>;
   error?: string;
   error_id?: string;
+  /**
+   * Starts of work on this request that no clean stop ended (see `attemptsOf`). Absent means 1:
+   * the run that began at creation, so the first run costs no journal record of its own.
+   */
+  attempts?: number;
+}
+
+/** Starts of work a crash may have cut short; recovery gives up on a request after two. */
+export function attemptsOf(e: RequestEntry): number {
+  return e.attempts ?? 1;
 }
 
 type JournalRecord =
   | { t: 'c'; e: RequestEntry }
   | { t: 'd'; id: string; at: string; result: Record<string, unknown> }
   | { t: 'x'; id: string; at: string; error: string; error_id: string }
-  | { t: 'rm'; ids: string[] };
+  | { t: 'rm'; ids: string[] }
+  /** A resumed request's job is about to start: one more attempt (issue 7 item 2). */
+  | { t: 'a'; id: string; at: string }
+  /** A clean stop (SIGTERM) ended an attempt before it finished: that one does not count. */
+  | { t: 'p'; id: string; at: string };
 
 /**
  * The request journal: an in-memory index rebuilt from an append-only file. Appends are O(1);
@@ -42,15 +78,15 @@ export class RequestStore {
   private readonly journal: AppendJournal;
   private compacting: Promise<void> | null = null;
 
-  constructor(
-    private readonly journalPath: string,
-    private readonly resultsDir: string,
-  ) {
+  constructor(private readonly journalPath: string) {
     for (const rec of AppendJournal.readAll<JournalRecord>(journalPath)) this.apply(rec);
     this.journal = new AppendJournal(journalPath);
   }
 
-  /** Rewrites the journal with only live entries; called once at start-up. */
+  /**
+   * Rewrites the journal with only live entries; called once at start-up. An entry carries its
+   * `attempts`, so the count survives compaction.
+   */
   async compact(): Promise<void> {
     if (this.compacting) return this.compacting;
     this.compacting = this.journal
@@ -66,6 +102,8 @@ export class RequestStore {
   private apply(rec: JournalRecord): void {
     switch (rec.t) {
       case 'c':
+        // Journals from before the remote platform carry no engine: they were all chip requests.
+        rec.e.params.engine ??= 'chip';
         if (!this.byId.has(rec.e.request_id)) {
           this.byId.set(rec.e.request_id, rec.e);
           this.order.push(rec.e);
@@ -80,6 +118,16 @@ export class RequestStore {
       case 'x': {
         const e = this.byId.get(rec.id);
         if (e && e.status === 'PENDING') Object.assign(e, { status: 'ERROR', completed_at: rec.at, error: rec.error, error_id: rec.error_id });
+        break;
+      }
+      case 'a': {
+        const e = this.byId.get(rec.id);
+        if (e && e.status === 'PENDING') e.attempts = attemptsOf(e) + 1;
+        break;
+      }
+      case 'p': {
+        const e = this.byId.get(rec.id);
+        if (e && e.status === 'PENDING') e.attempts = Math.max(0, attemptsOf(e) - 1);
         break;
       }
       case 'rm': {
@@ -161,24 +209,19 @@ export class RequestStore {
     return this.record({ t: 'x', id, at, error, error_id: errorId });
   }
 
+  /** Durable before it resolves: the job it announces may take the process down with it. */
+  recordAttempt(id: string, at: string): Promise<void> {
+    return this.record({ t: 'a', id, at });
+  }
+
+  releaseAttempt(id: string, at: string): Promise<void> {
+    return this.record({ t: 'p', id, at });
+  }
+
+  /** Drops entries from the journal (retention); their files are the document store's. */
   async remove(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.record({ t: 'rm', ids });
-    for (const id of ids) {
-      rmSync(this.resultPath(id), { force: true });
-    }
-  }
-
-  resultPath(id: string): string {
-    return join(this.resultsDir, `${id}.pdf`);
-  }
-
-  writeResult(id: string, bytes: Uint8Array): Promise<void> {
-    return writeFileAtomicAsync(this.resultPath(id), bytes);
-  }
-
-  readResult(id: string): Promise<Buffer | null> {
-    return readFileIfExistsAsync(this.resultPath(id));
   }
 
   drain(): Promise<void> {

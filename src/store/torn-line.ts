@@ -1,4 +1,5 @@
-import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, readSync, writeSync } from 'node:fs';
+import { openNoFollowSync } from './no-follow';
 
 /**
  * A crash (or power loss) mid-append can leave a line-per-record file ending without its
@@ -9,7 +10,7 @@ import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from '
 export function terminateTornLine(path: string): void {
   let fd: number;
   try {
-    fd = openSync(path, 'r+');
+    fd = openNoFollowSync(path, 'update');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;

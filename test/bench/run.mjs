@@ -236,6 +236,21 @@ try {
     record('drawing one stamp, p50 of 30', `${ms(out.p50)} ms`, '(info: part of the small-PDF figure)');
   }
 
+  if (want('der')) {
+    // Why src/der/ is our own and not node-forge's asn1 (issue 8 "one DER module").
+    const out = await runHarness('der.ts', []);
+    record('DER: read a certificate', `${ms(out.ours.certificate)} µs`, `(info: node-forge ${ms(out.forge.certificate)} µs)`);
+    record('DER: read a CMS SignedData', `${ms(out.ours.signedData)} µs`, `(info: node-forge ${ms(out.forge.signedData)} µs)`);
+  }
+
+  if (want('ltv')) {
+    // Issue 12: B-LT and B-LTA for a small PDF, OCSP, CRLs and the TSA on loopback (openssl).
+    const out = await runHarness('ltv.ts', []);
+    record('small PDF B-T (TSA on loopback), p50', `${ms(out.p50Ms['B-T'])} ms`, '(info: the baseline below)');
+    record('small PDF B-LT (+OCSP, 2 CRLs, DSS), p50', `${ms(out.p50Ms['B-LT'])} ms`, '(info)');
+    record('small PDF B-LTA (+document timestamp), p50', `${ms(out.p50Ms['B-LTA'])} ms`, '(info)');
+  }
+
   if (want('large')) {
     const big = await largePdf(100 * 1024 * 1024);
     const s = await startService(home, ['--max-body', String(512 * 1024 * 1024)]);

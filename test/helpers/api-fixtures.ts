@@ -88,6 +88,7 @@ interface ErrorRecordLine {
   short: string;
   status: number | null;
   request_id: string | null;
+  wrapper_key: string | null;
   traceback: string;
 }
 
@@ -99,14 +100,17 @@ export function readErrorsJsonl(home: string): ErrorRecordLine[] {
 }
 
 /**
- * The CONTRACT failure shape: exactly `{error, error_id}`, JSON, and the same record listed by
- * GET /v1/errors (read with `reader`, a valid wrapper) and stored in errors.jsonl with a traceback.
+ * The CONTRACT failure shape: exactly `{error, error_id}`, JSON, stored in errors.jsonl with a
+ * traceback, and listed by GET /v1/errors (read with `reader`, a valid wrapper) exactly when the
+ * failure was the reader's own: records with no authenticated application (a 401, a Host or
+ * Origin 403, a route that did not match) are in errors.jsonl only, with no request id (CONTRACT).
+ * `owner: 'other'` says the call was made with another application's key than the reader's.
  */
 export async function expectErrorRecorded(
   got: { status: number; body: unknown; contentType: string | null | undefined },
   status: number,
   message: string | RegExp,
-  where: { home: string; reader: Call; requestId?: string | null },
+  where: { home: string; reader: Call; requestId?: string | null; owner?: 'other' },
 ): Promise<string> {
   expect(got.status).toBe(status);
   expect(got.contentType).toMatch(/^application\/json/);
@@ -116,15 +120,20 @@ export async function expectErrorRecorded(
   else expect(body.error).toMatch(message);
   expect(body.error_id).toMatch(ERROR_ID);
 
-  const listed = (await (await where.reader('/v1/errors?limit=1000')).json()) as { errors: Record<string, unknown>[] };
-  const summary = listed.errors.find((e) => e.error_id === body.error_id);
-  expect(summary, `${body.error_id} in GET /v1/errors`).toBeDefined();
-  expect(summary).toMatchObject({ short: body.error, status, request_id: where.requestId ?? null });
-  expect(Object.keys(summary!).sort()).toEqual(['error_id', 'request_id', 'short', 'status', 'ts', 'type']);
-  expect(summary!.ts).toMatch(ISO_UTC);
-
   const line = readErrorsJsonl(where.home).find((r) => r.error_id === body.error_id);
   expect(line, `${body.error_id} in errors.jsonl`).toBeDefined();
+  expect(line).toHaveProperty('wrapper_key');
+  const listed = (await (await where.reader('/v1/errors?limit=1000')).json()) as { errors: Record<string, unknown>[] };
+  const summary = listed.errors.find((e) => e.error_id === body.error_id);
+  if (line!.wrapper_key === null || where.owner === 'other') {
+    expect(summary, `${body.error_id} must not be in the reader's GET /v1/errors`).toBeUndefined();
+    if (line!.wrapper_key === null) expect(line!.request_id).toBeNull();
+  } else {
+    expect(summary, `${body.error_id} in GET /v1/errors`).toBeDefined();
+    expect(summary).toMatchObject({ short: body.error, status, request_id: where.requestId ?? null });
+    expect(Object.keys(summary!).sort()).toEqual(['error_id', 'request_id', 'short', 'status', 'ts', 'type']);
+    expect(summary!.ts).toMatch(ISO_UTC);
+  }
   expect(line!.status).toBe(status);
   expect(line!.short).toBe(body.error);
   // A traceback: the error's name and message, then "at …" frames.
@@ -135,7 +144,7 @@ export async function expectErrorRecorded(
 }
 
 /** expectErrorRecorded for a fetch Response. */
-export async function expectError(res: Response, status: number, message: string | RegExp, where: { home: string; reader: Call; requestId?: string | null }): Promise<string> {
+export async function expectError(res: Response, status: number, message: string | RegExp, where: { home: string; reader: Call; requestId?: string | null; owner?: 'other' }): Promise<string> {
   const body: unknown = await res.json();
   return expectErrorRecorded({ status: res.status, body, contentType: res.headers.get('content-type') }, status, message, where);
 }

@@ -26,7 +26,7 @@ export interface LocalTsa {
   close(): Promise<void>;
 }
 
-const config = (dir: string): string => `[req]
+const config = (dir: string, tsaExtensions = ''): string => `[req]
 distinguished_name = dn
 prompt = no
 [dn]
@@ -42,6 +42,7 @@ keyUsage = critical, digitalSignature
 extendedKeyUsage = critical, timeStamping
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid:always
+${tsaExtensions}
 [tsa]
 default_tsa = tsa_config
 [tsa_config]
@@ -70,8 +71,8 @@ async function openssl(args: string[], cwd: string): Promise<void> {
   }
 }
 
-async function makeTsaPki(dir: string): Promise<void> {
-  writeFileSync(join(dir, 'tsa.cnf'), config(dir));
+async function makeTsaPki(dir: string, tsaExtensions?: string): Promise<void> {
+  writeFileSync(join(dir, 'tsa.cnf'), config(dir, tsaExtensions));
   writeFileSync(join(dir, 'tsaserial'), '01\n');
   const ec = ['-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256'];
   await openssl(['genpkey', ...ec, '-out', 'tsa-ca.key'], dir);
@@ -84,9 +85,14 @@ async function makeTsaPki(dir: string): Promise<void> {
     '-days', '825', '-sha256', '-extfile', 'tsa.cnf', '-extensions', 'v3_tsa', '-out', 'tsa.pem'], dir);
 }
 
-export async function startLocalTsa(): Promise<LocalTsa> {
+/**
+ * `tsaExtensions`: extra lines for the TSA certificate's extensions (for example
+ * `crlDistributionPoints = URI:…`, so B-LT can fetch its revocation data); the TSA CA's key is
+ * `dir`/tsa-ca.key and its certificate `caCertPath`.
+ */
+export async function startLocalTsa(options: { tsaExtensions?: string } = {}): Promise<LocalTsa> {
   const dir = mkdtempSync(join(tmpdir(), 'localsign-tsa-'));
-  await makeTsaPki(dir);
+  await makeTsaPki(dir, options.tsaExtensions);
   let counter = 0;
   let requests = 0;
   // openssl ts -reply rewrites the serial file: answer one query at a time.

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { p256 } from '@noble/curves/nist.js';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, StandardFonts, rgb, type PDFFont } from 'pdf-lib';
 import { checkPdf, finishPades, preparePades } from '../../src/pades';
 import { ecdsaRawToDer } from '../../src/pades/cms';
 import type { PadesPrepareInput, PreparedPades } from '../../src/pades/types';
@@ -106,7 +106,7 @@ export const CORPUS_SIGNING = {
 export async function signWithEngine(
   pdf: Uint8Array,
   key: { chain: Uint8Array[]; signerKeyPem: string; algorithm: 'rsa' | 'p256' },
-  extra: Pick<PadesPrepareInput, 'stamp'> = {},
+  extra: Pick<PadesPrepareInput, 'stamp' | 'certify'> = {},
 ): Promise<{ output: Uint8Array; prepared: PreparedPades }> {
   checkPdf(pdf);
   const prepared = await preparePades({ pdf, certificateChain: key.chain, ...CORPUS_SIGNING, ...extra });
@@ -121,4 +121,83 @@ export async function signWithEngine(
     signature = ecdsaRawToDer(p256.sign(prepared.digest, d, { prehash: false }));
   }
   return { output: finishPades(prepared, signature), prepared };
+}
+
+const LOREM =
+  'The parties agree that the goods are delivered within thirty days and paid within sixty; each page of this agreement, its footnotes and its footer are covered by the signature.';
+
+/** A pdf-lib document with fixed metadata (same bytes on every run) and Helvetica embedded. */
+async function generatedDocument(): Promise<{ doc: PDFDocument; font: PDFFont }> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  doc.setProducer('pdf-lib (localsign corpus, generated)');
+  doc.setCreationDate(new Date('2026-11-01T09:00:00Z'));
+  doc.setModificationDate(new Date('2026-11-01T09:00:00Z'));
+  return { doc, font };
+}
+
+/** Lines of about `width` points of running text in Helvetica at `size`. */
+function wrap(font: PDFFont, size: number, width: number, count: number): string[] {
+  const words = LOREM.split(' ');
+  const lines: string[] = [];
+  let line = '';
+  for (let i = 0; lines.length < count; i++) {
+    const word = words[i % words.length]!;
+    const next = line ? `${line} ${word}` : word;
+    if (font.widthOfTextAtSize(next, size) > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = next;
+    }
+  }
+  return lines;
+}
+
+/**
+ * Pages the way office software lays them out: body text from the top margin, a footnote above
+ * a rule at the foot of the last page, and a footer line "page n of N" on every page. The last
+ * page's text stops halfway down, so a stamp whose design box covers the footer has room above.
+ */
+export async function generateFooterDocument(pages = 3): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  doc.setProducer('pdf-lib (localsign corpus, generated)');
+  doc.setCreationDate(new Date('2026-11-01T09:00:00Z'));
+  doc.setModificationDate(new Date('2026-11-01T09:00:00Z'));
+  for (let p = 1; p <= pages; p++) {
+    const page = doc.addPage([595, 842]);
+    page.drawText(`Agreement, part ${p}`, { x: 56, y: 780, size: 16, font: bold });
+    const lineCount = p === pages ? 24 : 52;
+    wrap(font, 11, 483, lineCount).forEach((text, i) => page.drawText(text, { x: 56, y: 750 - i * 13.5, size: 11, font }));
+    if (p === pages) {
+      page.drawLine({ start: { x: 56, y: 82 }, end: { x: 200, y: 82 }, thickness: 0.5 });
+      page.drawText('1 Footnote: delivery days are calendar days, counted from the order.', { x: 56, y: 70, size: 8, font });
+    }
+    const footer = `Supply agreement SA-2026-114 - page ${p} of ${pages}`;
+    page.drawText(footer, { x: (595 - font.widthOfTextAtSize(footer, 9)) / 2, y: 30, size: 9, font });
+  }
+  return doc.save({ useObjectStreams: false });
+}
+
+/** One page of text from top to bottom and edge to edge in small print: no free area fits a stamp. */
+export async function generateFullPage(): Promise<Uint8Array> {
+  const { doc, font } = await generatedDocument();
+  const page = doc.addPage([595, 842]);
+  wrap(font, 9, 575, 84).forEach((text, i) => page.drawText(text, { x: 10, y: 830 - i * 10, size: 9, font }));
+  return doc.save({ useObjectStreams: false });
+}
+
+/**
+ * A page with background art (a coloured panel over the whole page, drawn first) and a short
+ * text at the top and in the footer: the panel is not content a stamp must avoid, the text is.
+ */
+export async function generateBackgroundArt(): Promise<Uint8Array> {
+  const { doc, font } = await generatedDocument();
+  const page = doc.addPage([595, 842]);
+  page.drawRectangle({ x: 0, y: 0, width: 595, height: 842, color: rgb(0.85, 0.9, 1) });
+  wrap(font, 11, 483, 10).forEach((text, i) => page.drawText(text, { x: 56, y: 780 - i * 14, size: 11, font }));
+  page.drawText('Certificate of delivery - background art by the sender', { x: 56, y: 40, size: 10, font });
+  return doc.save({ useObjectStreams: false });
 }

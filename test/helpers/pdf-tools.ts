@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import forge from 'node-forge';
-import { byteRangeOf, findSignatureDictionaries, lintPadesBaselineB, type PadesLintResult } from '../../src/pades/lint';
+import { byteRangeOf, findSignatureDictionaries, lintPadesBaselineB, type PadesLintResult } from './pades-lint';
 
 const INSTALL_HINT: Record<string, string> = {
   pdfsig: 'poppler-utils',
@@ -62,11 +62,28 @@ export interface PdfsigResult {
 }
 
 /**
- * `pdfsig [-nocert] file`. Certificate trust needs an NSS database holding our test root, which
- * this machine cannot build (no certutil), so by default trust is not checked (`-nocert`).
+ * An NSS database (certutil, libnss3-tools) in `dir` trusting `roots` (DER) as CAs, for
+ * `pdfsig -nssdir`: how a verifier that trusts our root sees the signatures.
  */
-export async function runPdfsig(file: string, options: { checkCertificate?: boolean } = {}): Promise<PdfsigResult> {
-  const args = options.checkCertificate ? [file] : ['-nocert', file];
+export async function createNssTrustDb(dir: string, roots: Uint8Array[]): Promise<string> {
+  const db = `sql:${dir}`;
+  const init = await runTool('certutil', ['-N', '-d', db, '--empty-password']);
+  if (init.code !== 0) throw new Error(`certutil -N failed: ${init.stderr}`);
+  for (const [i, root] of roots.entries()) {
+    const file = join(dir, `root-${i}.der`);
+    writeFileSync(file, root);
+    const add = await runTool('certutil', ['-A', '-d', db, '-n', `root-${i}`, '-t', 'CT,C,C', '-i', file]);
+    if (add.code !== 0) throw new Error(`certutil -A failed: ${add.stderr}`);
+  }
+  return db;
+}
+
+/**
+ * `pdfsig [-nocert] file`. By default trust is not checked (`-nocert`); with `nssDir` (see
+ * createNssTrustDb) pdfsig checks each signer's chain against the roots trusted there.
+ */
+export async function runPdfsig(file: string, options: { checkCertificate?: boolean; nssDir?: string } = {}): Promise<PdfsigResult> {
+  const args = options.nssDir ? ['-nssdir', options.nssDir, file] : options.checkCertificate ? [file] : ['-nocert', file];
   const run = await runTool('pdfsig', args);
   const raw = run.stdout + run.stderr;
   const blocks = raw.split(/^Signature #(?=\d+:)/m).slice(1);

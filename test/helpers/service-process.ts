@@ -11,8 +11,15 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `localsign serve` on a random port and waits for its "listening on" line. */
-export async function startServiceProcess(o: { home: string; args?: string[]; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<ServiceProcess> {
+interface ServeOptions {
+  home: string;
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}
+
+/** Spawns `localsign serve --port 0`, collecting what it prints (stdout + stderr). */
+function spawnServe(o: ServeOptions): { child: ChildProcess; output: () => string } {
   assertBundle();
   const child = spawn(process.execPath, [BUNDLE, 'serve', '--port', '0', ...(o.args ?? [])], {
     env: { ...process.env, LOCALSIGN_HOME: o.home, NO_COLOR: '1', ...o.env },
@@ -21,11 +28,17 @@ export async function startServiceProcess(o: { home: string; args?: string[]; en
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
+  return { child, output: () => out };
+}
+
+/** Starts `localsign serve` on a random port and waits for its "listening on" line. */
+export async function startServiceProcess(o: ServeOptions): Promise<ServiceProcess> {
+  const { child, output } = spawnServe(o);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start within ${o.timeoutMs ?? 15000} ms:\n${out}`)), o.timeoutMs ?? 15_000);
+    const timer = setTimeout(() => reject(new Error(`service did not start within ${o.timeoutMs ?? 15000} ms:\n${output()}`)), o.timeoutMs ?? 15_000);
     const check = () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const m = /listening on (http:\/\/\S+)/.exec(output());
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);
@@ -35,20 +48,38 @@ export async function startServiceProcess(o: { home: string; args?: string[]; en
     child.stderr!.on('data', check);
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`service exited with ${code} before listening:\n${out}`));
+      reject(new Error(`service exited with ${code} before listening:\n${output()}`));
     });
   });
   return {
     url,
     port: Number(new URL(url).port),
     child,
-    output: () => out,
+    output,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
       return exited;
     },
   };
+}
+
+/**
+ * Runs `localsign serve --port 0` until the process exits on its own (a start expected to die,
+ * before or after it listens); fails when it is still running after `timeoutMs`.
+ */
+export async function serveUntilExit(o: ServeOptions): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
+  const { child, output } = spawnServe(o);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service still running after ${o.timeoutMs ?? 30_000} ms:\n${output()}`));
+    }, o.timeoutMs ?? 30_000);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, output: output() });
+    });
+  });
 }
 
 /** init --embedded + a wrapper: the usual starting point of an API test. */
@@ -77,4 +108,14 @@ export async function waitForResult(call: ReturnType<typeof authed>, requestId: 
     if (Date.now() > deadline) throw new Error(`request ${requestId} still PENDING after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** A port nothing listens on: bind 0, read it, close. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
 }

@@ -52,6 +52,11 @@ export interface SoftHsmToken {
   unplug(): Promise<void>;
   /** Puts the token's files back. */
   plug(): Promise<void>;
+  /**
+   * Sets a new user PIN with the SO PIN (C_InitPIN), as an operator resets a token's PIN with the
+   * vendor tool. `pin` keeps the PIN the token was made with.
+   */
+  setUserPin(newPin: string): Promise<void>;
   /** Runs pkcs11-tool on this token with the user PIN passed through the environment. */
   pkcs11Tool(args: string[], options?: { pin?: string }): Promise<{ stdout: string; stderr: string }>;
   cleanup(): Promise<void>;
@@ -161,6 +166,9 @@ async function populateToken(dir: string, options: { label?: string; keys?: Test
     },
     async plug() {
       for (const name of await readdir(parkedDir)) await rename(join(parkedDir, name), join(tokenDir, name));
+    },
+    async setUserPin(newPin) {
+      await p11(['--token-label', label, '--login', '--login-type', 'so', '--so-pin', 'env:LOCALSIGN_TEST_SO_PIN', '--init-pin', '--pin', 'env:LOCALSIGN_TEST_PIN'], newPin);
     },
     pkcs11Tool: (args, toolOptions) =>
       toolOptions?.pin === undefined ? onToken(args) : p11(['--token-label', label, '--login', '--pin', 'env:LOCALSIGN_TEST_PIN', ...args], toolOptions.pin),

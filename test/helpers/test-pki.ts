@@ -35,7 +35,8 @@ export interface TestPkiOptions {
 
 // RFC 5280 §4.2.1.3/§4.2.1.9: CA certs need basicConstraints CA:TRUE and keyCertSign; the signer
 // carries digitalSignature + nonRepudiation (contentCommitment) and no EKU so that pdfsig/Adobe accept it.
-const EXTENSIONS = `[req]
+// tls_server (the platform double's HTTPS): serverAuth EKU and the loopback names as SANs (RFC 6125 §6).
+export const PKI_OPENSSL_CONFIG = `[req]
 distinguished_name = dn
 prompt = no
 [dn]
@@ -50,9 +51,16 @@ basicConstraints = critical, CA:FALSE
 keyUsage = critical, digitalSignature, nonRepudiation
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid:always
+[tls_server]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = IP:127.0.0.1, DNS:localhost
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
 `;
 
-async function openssl(args: string[], cwd: string): Promise<void> {
+export async function openssl(args: string[], cwd: string): Promise<void> {
   try {
     await run('openssl', args, { cwd });
   } catch (error) {
@@ -61,7 +69,7 @@ async function openssl(args: string[], cwd: string): Promise<void> {
   }
 }
 
-async function generateKey(algorithm: 'rsa' | 'p256', out: string, cwd: string): Promise<void> {
+export async function generateKey(algorithm: 'rsa' | 'p256', out: string, cwd: string): Promise<void> {
   const opts =
     algorithm === 'rsa'
       ? ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048']
@@ -75,18 +83,29 @@ function serialHex(): string {
   return `0x${bytes.toString('hex')}`;
 }
 
-async function issue(
+/** `name`.pem from `name`.key, issued by `issuer`.pem/.key in `cwd` (which holds pki.cnf). */
+export async function issue(
   cwd: string,
   name: string,
   subject: string,
   issuer: string,
-  section: 'v3_ca' | 'signer',
+  section: 'v3_ca' | 'signer' | 'tls_server',
 ): Promise<void> {
   await openssl(['req', '-new', '-key', `${name}.key`, '-subj', subject, '-config', 'pki.cnf', '-out', `${name}.csr`], cwd);
   await openssl(
     ['x509', '-req', '-in', `${name}.csr`, '-CA', `${issuer}.pem`, '-CAkey', `${issuer}.key`,
       '-set_serial', serialHex(), '-days', '825', '-sha256',
       '-extfile', 'pki.cnf', '-extensions', section, '-out', `${name}.pem`],
+    cwd,
+  );
+}
+
+/** A self-signed CA certificate `name`.pem from `name`.key in `cwd` (which holds pki.cnf). */
+export async function selfSignRoot(cwd: string, name: string, subject: string): Promise<void> {
+  await openssl(
+    ['req', '-x509', '-new', '-key', `${name}.key`, '-subj', subject,
+      '-days', '3650', '-sha256', '-set_serial', serialHex(),
+      '-config', 'pki.cnf', '-extensions', 'v3_ca', '-out', `${name}.pem`],
     cwd,
   );
 }
@@ -99,16 +118,11 @@ export function pemToDer(pem: string): Uint8Array {
 export async function createTestPki(options: TestPkiOptions): Promise<TestPki> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'localsign-pki-'));
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'pki.cnf'), EXTENSIONS);
+  writeFileSync(join(dir, 'pki.cnf'), PKI_OPENSSL_CONFIG);
   const alg = options.algorithm;
 
   await generateKey(alg, 'root.key', dir);
-  await openssl(
-    ['req', '-x509', '-new', '-key', 'root.key', '-subj', '/C=ES/O=localsign test/CN=localsign Test Root CA',
-      '-days', '3650', '-sha256', '-set_serial', serialHex(),
-      '-config', 'pki.cnf', '-extensions', 'v3_ca', '-out', 'root.pem'],
-    dir,
-  );
+  await selfSignRoot(dir, 'root', '/C=ES/O=localsign test/CN=localsign Test Root CA');
   let issuer = 'root';
   const names = ['signer'];
   if (options.intermediate) {

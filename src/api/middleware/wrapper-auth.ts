@@ -20,10 +20,3 @@ export function wrapperAuth(wrappers: WrapperStore): MiddlewareHandler<ApiEnv> {
     await next();
   };
 }
-
-/** CONTRACT: a wrapper limited to some credentials gets 403 for any other one. */
-export function assertCredentialAllowed(allowed: string[] | null, credentialKey: string): void {
-  if (allowed && !allowed.includes(credentialKey)) {
-    throw new LocalsignError('forbidden', 'this application key may not use that credential_key', { type: 'scope' });
-  }
-}

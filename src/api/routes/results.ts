@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import type { AppContext } from '../../context';
 import { LocalsignError } from '../../errors/errors';
@@ -33,8 +34,11 @@ export function getResult(ctx: AppContext) {
       body.error_id = entry.error_id;
     } else if (entry.status === 'DONE') {
       if (entry.kind === 'pades') {
-        const pdf = await ctx.requests.store.readResult(entry.request_id);
+        const pdf = await ctx.documents.readResult(entry.request_id);
         if (!pdf) throw new LocalsignError('internal', 'the signed document of this request is missing from the results folder');
+        // CONTRACT: a PAdES result may add `warnings` (for example a stamp moved to free space).
+        const warnings = entry.result?.warnings;
+        if (Array.isArray(warnings) && warnings.length > 0) body.warnings = warnings;
         // Base64 needs no JSON escaping: append it to the serialised head instead of letting
         // JSON.stringify scan and copy a string of 4/3 the document's size once more.
         const head = JSON.stringify(body).slice(0, -1);
@@ -44,6 +48,27 @@ export function getResult(ctx: AppContext) {
       }
     }
     return c.json(body);
+  };
+}
+
+/**
+ * GET /v1/results/{id}/pdf (CONTRACT extension): the signed PDF as `application/pdf`, streamed from
+ * disk; 404 until the request is DONE (and for a blockchain request, which has no PDF).
+ */
+export function getResultPdf(ctx: AppContext) {
+  return async (c: Context<ApiEnv>) => {
+    const id = c.req.param('request_id') ?? '';
+    const entry = ctx.requests.store.get(id);
+    if (!visible(entry, c.get('wrapper').key)) throw new LocalsignError('not_found', `no request ${id.slice(0, 64)}`, { type: 'not_found' });
+    if (entry.kind !== 'pades') throw new LocalsignError('not_found', `${id} is a blockchain request: it has no PDF`, { type: 'not_found' });
+    if (entry.status !== 'DONE') throw new LocalsignError('not_found', `${id} has no signed PDF: it is ${entry.status}`, { type: 'not_found' });
+    const file = await ctx.documents.openResult(id);
+    if (!file) throw new LocalsignError('internal', 'the signed document of this request is missing from the results folder');
+    return c.body(Readable.toWeb(file.stream) as ReadableStream, 200, {
+      'content-type': 'application/pdf',
+      'content-length': String(file.size),
+      'content-disposition': `attachment; filename="${id}.pdf"`,
+    });
   };
 }
 

@@ -33,7 +33,6 @@ export const CKM_RSA_PKCS = 0x1;
 export const CKM_ECDSA = 0x1041;
 
 // Flags and user types.
-export const CKF_RW_SESSION = 0x2;
 export const CKF_SERIAL_SESSION = 0x4; // must always be set (v2.40 §5.6 C_OpenSession)
 export const CKF_OS_LOCKING_OK = 0x2; // CK_C_INITIALIZE_ARGS.flags: koffi's async calls run on worker threads
 export const CKU_USER = 1;

@@ -4,6 +4,7 @@
  * convention PKCS#15 and every vendor tool follow).
  */
 import { createPublicKey } from 'node:crypto';
+import { ChipError } from '../../errors/errors';
 import type { ChipKey, ChipKeyAlgorithm } from '../types';
 import {
   CKA_CERTIFICATE_TYPE,
@@ -24,7 +25,9 @@ import {
   CKO_PRIVATE_KEY,
   CKO_PUBLIC_KEY,
 } from './constants';
-import { certificateNames, certificatePublicKeyInfo, curveFromEcParams, equalBytes, toHex, unwrapEcPoint } from './der';
+import { readCertificate } from '../../der/certificate-fields';
+import { bytesEqual, DerError, toHex } from '../../der/der';
+import { namedCurveOf, unwrapEcPoint } from '../../der/keys';
 import type { TokenSession } from './token-session';
 
 export interface InventoryEntry {
@@ -68,20 +71,29 @@ function pointFromSpki(spki: Uint8Array): Uint8Array | null {
   return spki[spki.length - 66] === 0x00 && point[0] === 0x04 ? point.slice() : null;
 }
 
+/** Raw DER issuer and subject Names; null for a certificate that does not parse (it is skipped). */
+function namesOf(certificate: Uint8Array): { issuer: Uint8Array; subject: Uint8Array } | null {
+  try {
+    const f = readCertificate(certificate);
+    return { issuer: f.issuer.raw, subject: f.subject.raw };
+  } catch (error) {
+    if (error instanceof DerError) return null;
+    throw error;
+  }
+}
+
 /** Certificates that lead from `leaf` to a root by issuer = subject (raw DER), issuer first. */
 export function buildChain(leaf: Uint8Array, pool: Uint8Array[]): Uint8Array[] {
   const chain: Uint8Array[] = [];
   const used = new Set([toHex(leaf)]);
-  let current = certificateNames(leaf);
-  while (!equalBytes(current.issuer, current.subject)) {
-    const parent = pool.find((candidate) => {
-      if (used.has(toHex(candidate))) return false;
-      return equalBytes(certificateNames(candidate).subject, current.issuer);
-    });
+  let current = namesOf(leaf);
+  while (current && !bytesEqual(current.issuer, current.subject)) {
+    const issuer = current.issuer;
+    const parent = pool.find((candidate) => !used.has(toHex(candidate)) && bytesEqual(namesOf(candidate)?.subject ?? new Uint8Array(), issuer));
     if (!parent) break;
     chain.push(parent);
     used.add(toHex(parent));
-    current = certificateNames(parent);
+    current = namesOf(parent);
   }
   return chain;
 }
@@ -135,7 +147,12 @@ export async function readKeyInventory(session: TokenSession): Promise<Inventory
 /** Public key in the ChipKey form; null for key types and curves we do not sign with. */
 function publicKeyOf(priv: Attributes, pub: Attributes | undefined, certificate: Uint8Array | null): { algorithm: ChipKeyAlgorithm; bytes: Uint8Array } | null {
   const keyType = ulongValue(priv.get(CKA_KEY_TYPE));
-  const spki = certificate ? certificatePublicKeyInfo(certificate) : null;
+  let spki: Uint8Array | null = null;
+  try {
+    spki = certificate ? readCertificate(certificate).spki.raw : null;
+  } catch (error) {
+    if (!(error instanceof DerError)) throw error;
+  }
   // The token's own key material first; the certificate's only when the token hides it.
   if (keyType === CKK_RSA) {
     const modulus = priv.get(CKA_MODULUS) ?? pub?.get(CKA_MODULUS);
@@ -145,10 +162,15 @@ function publicKeyOf(priv: Attributes, pub: Attributes | undefined, certificate:
   }
   if (keyType !== CKK_EC) return null;
   const params = priv.get(CKA_EC_PARAMS);
-  const curve = params ? curveFromEcParams(params) : null;
+  const curve = params ? namedCurveOf(params) : null;
   if (!curve) return null;
   const encodedPoint = pub?.get(CKA_EC_POINT);
-  const point = encodedPoint ? unwrapEcPoint(encodedPoint) : spki ? pointFromSpki(spki) : null;
+  let point: Uint8Array | null;
+  try {
+    point = encodedPoint ? unwrapEcPoint(encodedPoint) : spki ? pointFromSpki(spki) : null;
+  } catch (cause) {
+    throw new ChipError(`key ${toHex(priv.get(CKA_ID) ?? new Uint8Array())}: ${(cause as Error).message}`, { cause });
+  }
   if (!point) return null;
   if (curve === 'secp256k1') return { algorithm: 'secp256k1', bytes: point };
   return { algorithm: 'p256', bytes: p256Spki(point) };

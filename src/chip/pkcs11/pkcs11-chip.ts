@@ -6,9 +6,10 @@
 import { ChipError } from '../../errors/errors';
 import type { Chip, ChipKey, ChipKeyAlgorithm } from '../types';
 import { CKM_ECDSA, CKM_RSA_PKCS } from './constants';
-import { sha256DigestInfo } from './der';
+import { sha256DigestInfo } from '../../der/keys';
 import { readKeyInventory } from './key-inventory';
 import { acquirePkcs11Module, type Pkcs11Module } from './module-registry';
+import { isPinRejection } from '../pin-rejection';
 import { isSessionLost } from './return-codes';
 import { SerialQueue } from './serial-queue';
 import { TokenNotPresentError } from './token-discovery';
@@ -42,6 +43,12 @@ class Pkcs11Chip implements Chip {
   /** Set once a session existed: only then is a missing token worth a module rescan. */
   #wasConnected = false;
   #closed = false;
+  /**
+   * The token refused the PIN at a (re)login: every later call fails with this at once, without
+   * C_Login, so calls queued behind it do not each spend one of the token's few wrong tries. Only
+   * a new chip logs in again (signing/chip-provider.ts opens one when the operator acts).
+   */
+  #pinRejected: Error | null = null;
 
   constructor(module: Pkcs11Module, options: Pkcs11ChipOptions) {
     this.#module = module;
@@ -119,10 +126,22 @@ class Pkcs11Chip implements Chip {
 
   async #ensureSession(): Promise<TokenSession> {
     if (this.#session) return this.#session;
-    const { tokenLabel, pin } = this.#options;
-    let session: TokenSession;
+    if (this.#pinRejected) throw this.#pinRejected;
     try {
-      session = await TokenSession.open(this.#module, tokenLabel, pin);
+      const session = await this.#openSession();
+      this.#session = session;
+      this.#wasConnected = true;
+      return session;
+    } catch (error) {
+      if (isPinRejection(error)) this.#pinRejected = error;
+      throw error;
+    }
+  }
+
+  async #openSession(): Promise<TokenSession> {
+    const { tokenLabel, pin } = this.#options;
+    try {
+      return await TokenSession.open(this.#module, tokenLabel, pin);
     } catch (error) {
       // A token that was removed and came back may be invisible until the module rescans its
       // slots at C_Initialize (SoftHSM2 does this; so do some smart-card middlewares).
@@ -133,11 +152,8 @@ class Pkcs11Chip implements Chip {
       await this.#module.reinitialize().catch(() => {
         throw error;
       });
-      session = await TokenSession.open(this.#module, tokenLabel, pin);
+      return TokenSession.open(this.#module, tokenLabel, pin);
     }
-    this.#session = session;
-    this.#wasConnected = true;
-    return session;
   }
 
   async #dropSession(): Promise<void> {

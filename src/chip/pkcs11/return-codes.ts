@@ -3,6 +3,7 @@
  * messages, and whether the session or the token is gone (so the next call reconnects).
  */
 import { ChipError } from '../../errors/errors';
+import type { PinRejection } from '../pin-rejection';
 
 export const CKR_OK = 0x0;
 export const CKR_BUFFER_TOO_SMALL = 0x150;
@@ -91,6 +92,13 @@ const PROBLEMS: Record<number, string> = {
  */
 const SESSION_LOST = new Set([0xb0, 0xb3, 0x30, 0x32, 0xe0, 0x190, 0x101, 0x82, 0x60]);
 
+/**
+ * Codes by which the token refuses the user PIN itself (v2.40 §5.6 C_Login). A token counts wrong
+ * tries and locks the PIN after a few (smart cards 3, HSMs up to 10), so after one of these the
+ * same PIN must not be presented again until the operator acts (see signing/chip-provider.ts).
+ */
+const PIN_REJECTED = new Set([0xa0, 0xa1, 0xa2, 0xa3, 0xa4]);
+
 export function ckrName(rv: number): string {
   if (NAMES[rv]) return NAMES[rv];
   if (rv >= 0x8000_0000) return `CKR_VENDOR_DEFINED+0x${(rv - 0x8000_0000).toString(16)}`;
@@ -98,15 +106,19 @@ export function ckrName(rv: number): string {
 }
 
 /** A failed PKCS#11 call. A ChipError, so the API maps it to 502 like every chip failure. */
-export class Pkcs11CallError extends ChipError {
+export class Pkcs11CallError extends ChipError implements PinRejection {
   readonly rv: number;
   readonly functionName: string;
+  readonly pinRejected: boolean;
+  readonly code: string;
   constructor(functionName: string, rv: number, tokenLabel: string | undefined) {
     const problem = PROBLEMS[rv] ?? `${functionName} failed`;
     const where = tokenLabel === undefined ? '' : ` on token '${tokenLabel}'`;
     super(`${problem}${where} (${functionName}: ${ckrName(rv)})`);
     this.rv = rv;
     this.functionName = functionName;
+    this.pinRejected = PIN_REJECTED.has(rv);
+    this.code = ckrName(rv);
   }
 }
 

@@ -3,7 +3,8 @@ import { existsSync, rmSync } from 'node:fs';
 import type { AppContext } from '../../context';
 import { LocalsignError } from '../../errors/errors';
 import { configureEmbeddedChip } from '../../platform/embedded-setup';
-import type { ChipSettings } from '../../platform/embedded-config';
+import { pairRemote, readPlatformCa } from '../../platform/pairing';
+import type { ChipSettings } from '../../chip/types';
 import { commonArgs, openContext } from '../settings';
 import { printData, UsageError } from '../output';
 
@@ -14,41 +15,70 @@ export const initCommand = defineCommand({
     embedded: { type: 'boolean', description: 'Pair with the embedded platform (tenant 0)' },
     platform: { type: 'string', description: 'Remote platform URL (with --code)' },
     code: { type: 'string', description: 'Pairing code from the platform console' },
-    'callback-url': { type: 'string', description: "This service's /receive URL as the platform reaches it" },
+    'callback-url': { type: 'string', description: "This service's /receive URL as the platform reaches it (without it the service polls)" },
+    'platform-ca': { type: 'string', description: 'PEM file of extra CA certificates to trust for the platform (e.g. a TLS-inspecting proxy)' },
     'chip-module': { type: 'string', description: 'PKCS#11 module (.so/.dll/.dylib) of the signing chip' },
     'chip-token': { type: 'string', description: 'Token label on that module' },
     'chip-pin-env': { type: 'string', description: 'Name of the environment variable holding the chip PIN' },
     'chip-pin-file': { type: 'string', description: 'File holding the chip PIN' },
   },
   async run({ args, rawArgs }) {
-    if (args.platform !== undefined || args.code !== undefined) {
-      throw new LocalsignError('invalid', 'pairing with a remote platform (--platform/--code) is not available in this version; use --embedded');
-    }
-    if (!args.embedded) throw new UsageError('init needs --embedded (or --platform URL --code CODE)');
+    const remote = args.platform !== undefined || args.code !== undefined;
+    if (remote && args.embedded) throw new UsageError('init takes either --embedded or --platform URL --code CODE, not both');
+    if (!remote && !args.embedded) throw new UsageError('init needs --embedded or --platform URL --code CODE');
+    if (remote && (!args.platform || !args.code)) throw new UsageError('--platform URL and --code CODE go together');
+    if (!remote && (args['callback-url'] || args['platform-ca'])) throw new UsageError('--callback-url and --platform-ca go with --platform');
     const module = args['chip-module'] as string | undefined;
     const pinEnv = args['chip-pin-env'] as string | undefined;
     const pinFile = args['chip-pin-file'] as string | undefined;
     if (!module && (args['chip-token'] || pinEnv || pinFile)) throw new UsageError('--chip-token, --chip-pin-env and --chip-pin-file go with --chip-module');
     if (module && !pinEnv === !pinFile) throw new UsageError('--chip-module needs exactly one of --chip-pin-env VAR or --chip-pin-file FILE');
+    const chip: ChipSettings | null = module
+      ? { kind: 'pkcs11', module, token_label: (args['chip-token'] as string | undefined) ?? null, pin_env: pinEnv ?? null, pin_file: pinFile ?? null }
+      : remote
+        ? null
+        : { kind: 'soft' };
+    const caPem = args['platform-ca'] ? readPlatformCa(String(args['platform-ca'])) : null;
     const ctx = openContext(args, rawArgs);
-    // A failed init (wrong module, PIN, token) must leave the machine as it was: otherwise the
+    // A failed init (wrong module, PIN, token, code) must leave the machine as it was: otherwise the
     // chip settings point at the bad module and the next plain `init --embedded` mints new demo
     // keys, losing the old credentials.
     const restore = snapshot(ctx);
+    /** A remote pairing spends its code: once it is stored, a failure after it keeps it. */
+    let keepPairing = false;
     try {
       const now = ctx.now();
-      const chip: ChipSettings = module
-        ? { kind: 'pkcs11', module, token_label: (args['chip-token'] as string | undefined) ?? null, pin_env: pinEnv ?? null, pin_file: pinFile ?? null }
-        : { kind: 'soft' };
-      configureEmbeddedChip({ embedded: ctx.embedded, softChipPath: ctx.paths.softChip, chip, now });
-      ctx.pairing.replace({ pairing: { platform: 'embedded', tenant_id: 0, paired_at: now.toISOString() } });
-      const cache = await ctx.sync();
-      const out = { paired: true, platform: 'embedded', tenant_id: 0, chip: chip.kind, credentials: cache.credentials.length, designs: cache.designs.length, config_dir: ctx.paths.home };
+      if (chip) configureEmbeddedChip({ embedded: ctx.embedded, softChipPath: ctx.paths.softChip, chip, now, port: ctx.config.port });
+      const pairing = remote
+        ? await pairRemote({ platformUrl: String(args.platform), code: String(args.code), callbackUrl: (args['callback-url'] as string | undefined) ?? null, caPem, net: ctx.config.net, now })
+        : ({ platform: 'embedded', tenant_id: 0, paired_at: now.toISOString() } as const);
+      ctx.pairing.replace({ pairing });
+      keepPairing = remote;
+      let cache;
+      try {
+        cache = await ctx.sync();
+      } catch (error) {
+        // The code is spent: a paired machine whose first sync failed stays paired.
+        if (remote) throw new LocalsignError('upstream', `paired with ${pairing.platform === 'remote' ? pairing.platform_url : 'the platform'} (tenant ${pairing.tenant_id}), but the first sync failed: ${(error as Error).message}; run \`localsign sync\``, { type: 'platform', cause: error });
+        throw error;
+      }
+      const out = {
+        paired: true,
+        platform: pairing.platform,
+        tenant_id: pairing.tenant_id,
+        ...(pairing.platform === 'remote' ? { platform_url: pairing.platform_url, callback_url: pairing.callback_url, mode: pairing.callback_url ? 'push' : 'poll' } : {}),
+        chip: chip?.kind ?? (existsSync(ctx.paths.embedded) ? ctx.embedded.get().chip.kind : 'none'),
+        credentials: cache.credentials.length,
+        designs: cache.designs.length,
+        config_dir: ctx.paths.home,
+      };
       printData(Boolean(args.json), out, () =>
-        `Paired with the embedded platform (tenant 0), ${chip.kind === 'soft' ? 'software chip' : `PKCS#11 chip ${module}`}: ${out.credentials} credential(s), ${out.designs} design(s) in ${out.config_dir}`,
+        pairing.platform === 'remote'
+          ? `Paired with ${pairing.platform_url} (tenant ${pairing.tenant_id}, results by ${out.mode}): ${out.credentials} credential(s), ${out.designs} design(s) in ${out.config_dir}`
+          : `Paired with the embedded platform (tenant 0), ${chip?.kind === 'pkcs11' ? `PKCS#11 chip ${module}` : 'software chip'}: ${out.credentials} credential(s), ${out.designs} design(s) in ${out.config_dir}`,
       );
     } catch (error) {
-      restore();
+      if (!keepPairing) restore();
       throw error;
     } finally {
       await ctx.close();

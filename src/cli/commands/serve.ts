@@ -1,14 +1,21 @@
 import { defineCommand } from 'citty';
-import { startService } from '../../api/server';
+import { describeListenError } from '../../service/listen-error';
+import { startService } from '../../service/server';
 import type { AppContext } from '../../context';
+import { ensureDemoKey } from '../demo-key';
 import { acquireInstanceLock } from '../instance-lock';
+import { removeServiceFile, writeServiceFile } from '../service-file';
 import { commonArgs, openContext } from '../settings';
 
+/** No --json: serve prints log lines, not data (an unknown flag is a usage error, args-check.ts). */
 export const serveArgs = {
-  ...commonArgs,
+  home: commonArgs.home,
   host: { type: 'string', description: 'Listen address (default 127.0.0.1, env LOCALSIGN_HOST)' },
   port: { type: 'string', description: 'Listen port (default 8300, env LOCALSIGN_PORT)' },
   'tsa-url': { type: 'string', description: 'RFC 3161 timestamp authority: PAdES signatures become B-T (env LOCALSIGN_TSA_URL)' },
+  'pades-level': { type: 'string', description: 'PAdES level of requests that ask for none: B-B, B-T, B-LT or B-LTA (default B-T with --tsa-url, else B-B; env LOCALSIGN_PADES_LEVEL)' },
+  trust: { type: 'string', description: 'PEM file of trust anchors for POST /v1/pades/verify (env LOCALSIGN_TRUST)' },
+  'receive-listen': { type: 'string', description: 'HOST:PORT of a second listener serving only POST /receive, for platform pushes (env LOCALSIGN_RECEIVE_LISTEN)' },
   'max-body': { type: 'string', description: 'Largest request body in bytes (default 268435456, env LOCALSIGN_MAX_BODY)' },
   'request-timeout': { type: 'string', description: 'Seconds before a PENDING request ends in ERROR (default 600)' },
   'allow-host': { type: 'string', description: 'Extra Host name to serve (repeatable)' },
@@ -16,30 +23,42 @@ export const serveArgs = {
   'retention-days': { type: 'string', description: 'Days signing results are kept (default 7, env LOCALSIGN_RETENTION_DAYS)' },
   'retention-max': { type: 'string', description: 'Most signing results kept (default 10000, env LOCALSIGN_RETENTION_MAX)' },
   workers: { type: 'string', description: 'Signing worker threads (default: cores - 1, at least 2, at most 8)' },
-  demo: { type: 'boolean', description: 'Pair with the embedded default if unpaired and print a fresh demo application key' },
+  'allow-remote': { type: 'boolean', description: 'Allow --host beyond loopback (prints a warning; remote callers must use an --allow-host name; env LOCALSIGN_ALLOW_REMOTE=1)' },
+  'rate-limit': { type: 'string', description: 'Requests per second per application key, 429 beyond (default 0: off, env LOCALSIGN_RATE_LIMIT)' },
+  'rate-burst': { type: 'string', description: 'Requests an application key may make at once (default 2 s of --rate-limit, env LOCALSIGN_RATE_BURST)' },
+  'header-timeout': { type: 'string', description: 'Seconds for a request\'s headers to arrive, 408 beyond (default 10, env LOCALSIGN_HEADER_TIMEOUT)' },
+  'body-timeout': { type: 'string', description: 'Seconds a request body may pause, 408 beyond (default 30, env LOCALSIGN_BODY_TIMEOUT)' },
+  demo: { type: 'boolean', description: 'Pair with the embedded default if unpaired and print the demo application key (kept across restarts) with copy-paste exports' },
 } as const;
 
-/** --demo: the README's first command. Embedded software chip, and a demo key printed once. */
-async function prepareDemo(ctx: AppContext): Promise<void> {
+/**
+ * --demo: the README's first command. Pairs with the embedded platform (software chip) when
+ * unpaired, and prints the demo key with copy-paste exports, BASE included (issue 11: the
+ * walk-through broke on any other port). Runs once the port is bound: a busy port fails before
+ * anything is created.
+ */
+async function prepareDemo(ctx: AppContext, url: string): Promise<void> {
   if (!ctx.currentPairing()) {
     const now = ctx.now();
     const { configureEmbeddedChip } = await import('../../platform/embedded-setup');
-    configureEmbeddedChip({ embedded: ctx.embedded, softChipPath: ctx.paths.softChip, chip: { kind: 'soft' }, now });
+    configureEmbeddedChip({ embedded: ctx.embedded, softChipPath: ctx.paths.softChip, chip: { kind: 'soft' }, now, port: ctx.config.port });
     ctx.pairing.replace({ pairing: { platform: 'embedded', tenant_id: 0, paired_at: now.toISOString() } });
     await ctx.sync();
   }
-  // The secret is only known when created: revoke the previous demo key and print a new one.
-  for (const w of ctx.wrappers.list()) if (w.name === 'demo' && !w.revoked_at) ctx.wrappers.revoke(w.key, ctx.now());
-  const { record, secret } = ctx.wrappers.create({ name: 'demo', credentials: null, now: ctx.now() });
+  const demo = ensureDemoKey(ctx);
   const lines = [
-    'Demo application key (embedded platform, software chip, demo test CA: not trusted for real use):',
-    `  export LOCALSIGN_KEY=${record.key}`,
-    `  export LOCALSIGN_SECRET=${secret}`,
+    demo.created
+      ? `Demo application key (new${demo.replaced ? `: ${demo.replaced} was revoked, so earlier exports no longer work` : ''}; embedded platform, software chip, demo test CA: not trusted for real use):`
+      : 'Demo application key (the same as at the last start; embedded platform, software chip, demo test CA: not trusted for real use):',
+    `  export BASE=${url}`,
+    `  export LOCALSIGN_KEY=${demo.key}`,
+    `  export LOCALSIGN_SECRET=${demo.secret}`,
     ...demoCredentialExports(ctx),
     'Credentials:',
     ...ctx.cache.get().credentials.map((c) => `  ${c.credential_key}  ${c.type.padEnd(5)}  ${c.name}${c.address ? `  ${c.address}` : ''}`),
   ];
   process.stdout.write(lines.join('\n') + '\n');
+  if (demo.replaced) ctx.log.warn(`the demo key changed: ${demo.replaced} was revoked; use the new exports above`);
 }
 
 /** Copy-paste lines for the README walk-through: the first PAdES and the first EVM credential. */
@@ -63,9 +82,17 @@ export const serveCommand = defineCommand({
     const ctx = openContext(args, rawArgs);
     // Before anything reads or rewrites the journal: one service per config dir (instance-lock.ts).
     const lock = await acquireInstanceLock(ctx.paths.home);
-    if (args.demo) await prepareDemo(ctx);
-    const service = await startService(ctx);
+    ctx.trustAnchors(); // an unreadable --trust file stops the start, not the first verification
+    // Listen first: a busy port fails before any demo key is created (issue 11), in one line naming
+    // the port and the option to change it (issue 9).
+    const service = await startService(ctx).catch((error: unknown) => {
+      throw describeListenError(error, ctx.config);
+    });
+    if (args.demo) await prepareDemo(ctx, service.url);
+    // Where this dir's service listens, for `status` and the commands that call it (service-file.ts).
+    writeServiceFile(ctx.paths.home, { pid: process.pid, url: service.url, started_at: ctx.now().toISOString() });
     ctx.log.info(`localsign listening on ${service.url} (config dir ${ctx.paths.home})`);
+    if (service.receiveUrl) ctx.log.info(`platform pushes received on ${service.receiveUrl} (that listener serves nothing else)`);
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         ctx.log.info(`${signal}: finishing in-flight work`);
@@ -78,6 +105,7 @@ export const serveCommand = defineCommand({
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
     });
+    removeServiceFile(ctx.paths.home, process.pid);
     await lock.release();
     // The stores are closed and what did not finish in the grace stays PENDING for the next start;
     // a job still waiting on a TSA or chip that does not answer must not keep the process alive

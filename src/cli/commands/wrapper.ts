@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty';
 import { LocalsignError } from '../../errors/errors';
-import { commonArgs, openContext } from '../settings';
+import { commonArgs, openContext, openExistingContext } from '../settings';
 import { printData, repeatedFlag, UsageError } from '../output';
 
 export const wrapperCreateCommand = defineCommand({
@@ -36,7 +36,8 @@ export const wrapperListCommand = defineCommand({
   meta: { name: 'wrapper:list', description: 'List application keys (never secrets)' },
   args: { ...commonArgs },
   async run({ args, rawArgs }) {
-    const ctx = openContext(args, rawArgs);
+    // Listing creates nothing (issue 11: `--home /nonexistent` created that dir).
+    const ctx = openExistingContext(args, rawArgs);
     try {
       const wrappers = ctx.wrappers.list().map((w) => ({ key: w.key, name: w.name, credentials: w.credentials, created_at: w.created_at, revoked_at: w.revoked_at }));
       printData(Boolean(args.json), { wrappers }, () =>
@@ -55,9 +56,13 @@ export const wrapperRevokeCommand = defineCommand({
   args: { ...commonArgs, key: { type: 'positional', description: 'The wrp_… key', required: false } },
   async run({ args, rawArgs }) {
     if (!args.key) throw new UsageError('wrapper:revoke needs the wrp_… key to revoke');
-    const ctx = openContext(args, rawArgs);
+    const ctx = openExistingContext(args, rawArgs);
     try {
-      const w = ctx.wrappers.revoke(String(args.key), ctx.now());
+      const key = String(args.key);
+      const before = ctx.wrappers.list().find((x) => x.key === key);
+      // Saying "Revoked" for a key revoked long ago hides a typo or a script run twice.
+      if (before?.revoked_at) throw new LocalsignError('invalid', `${key} was already revoked at ${before.revoked_at}`);
+      const w = ctx.wrappers.revoke(key, ctx.now());
       printData(Boolean(args.json), { key: w.key, revoked_at: w.revoked_at }, () => `Revoked ${w.key}`);
     } finally {
       await ctx.close();

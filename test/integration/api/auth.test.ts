@@ -117,10 +117,14 @@ describe('a wrapper limited with --credential', () => {
     const pdf = (await smallPdf()).toString('base64');
     const otherPades = keys.pades.find((k) => k !== pades.credential_key)!;
     const scopeMessage = 'this application key may not use that credential_key';
-    await expectError(await postJson(lcall, '/v1/pades/sign', { pdf_base64: pdf, credential_key: otherPades }), 403, scopeMessage, where());
-    await expectError(await postJson(lcall, '/v1/blockchain/sign', { tx_hash: HASH_A, credential_key: keys.evm[0] }), 403, scopeMessage, where());
+    // A scope 403 is the limited application's own failure: listed for it, not for the others.
+    const own = { ...where(), reader: lcall };
+    const id = await expectError(await postJson(lcall, '/v1/pades/sign', { pdf_base64: pdf, credential_key: otherPades }), 403, scopeMessage, own);
+    await expectError(await postJson(lcall, '/v1/blockchain/sign', { tx_hash: HASH_A, credential_key: keys.evm[0] }), 403, scopeMessage, own);
     // Scope is checked before existence: an unknown key is just another credential it may not use.
-    await expectError(await postJson(lcall, '/v1/blockchain/sign', { tx_hash: HASH_A, credential_key: '00000000-0000-4000-8000-000000000000' }), 403, scopeMessage, where());
+    await expectError(await postJson(lcall, '/v1/blockchain/sign', { tx_hash: HASH_A, credential_key: '00000000-0000-4000-8000-000000000000' }), 403, scopeMessage, own);
+    const others = (await (await call('/v1/errors?limit=1000')).json()) as { errors: { error_id: string }[] };
+    expect(others.errors.map((e) => e.error_id)).not.toContain(id);
 
     const ok = await postJson(lcall, '/v1/pades/sign', { pdf_base64: pdf, credential_key: pades.credential_key });
     expect(ok.status).toBe(202);

@@ -126,11 +126,13 @@ describe('blockchain DONE', () => {
   });
 
   it('an unknown id, or another wrapper\'s id, is 404', async () => {
-    await expectError(await call('/v1/results/req_doesNotExist'), 404, 'no request req_doesNotExist', where('req_doesNotExist'));
+    // Not a request of this application (none at all): the record carries no request id.
+    await expectError(await call('/v1/results/req_doesNotExist'), 404, 'no request req_doesNotExist', where());
     const mine = (await (await call('/v1/results?limit=1')).json()) as { results: { request_id: string }[] };
     const id = mine.results[0]!.request_id;
     const other = authed(svc.url, parseJson<{ key: string; secret: string }>(runCli(['wrapper:create', '--json'], { home: tmp.home })));
-    await expectError(await other(`/v1/results/${id}`), 404, `no request ${id}`, where(id));
+    // Another application's 404 is its own record, without A's request id, and A never sees it.
+    await expectError(await other(`/v1/results/${id}`), 404, `no request ${id}`, { ...where(), owner: 'other' });
     expect(await (await other('/v1/results')).json()).toEqual({ results: [] });
   });
 });

@@ -83,7 +83,7 @@ describe('an unpaired machine', () => {
     // The refusals above are recorded, newest first, each with its HTTP status.
     expect(errors.errors!.length).toBeGreaterThan(0);
     expect((errors.errors as Record<string, unknown>[]).map((e) => e.status)).toContain(409);
-    await expectError(await call('/v1/results/req_doesNotExist'), 404, 'no request req_doesNotExist', { ...where(), requestId: 'req_doesNotExist' });
+    await expectError(await call('/v1/results/req_doesNotExist'), 404, 'no request req_doesNotExist', where());
   });
 });
 

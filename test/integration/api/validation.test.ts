@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialKeys, expectError, expectRawError, HASH_A, postJson, rawRequest, REQUEST_ID, smallPdf, type Call } from '../../helpers/api-fixtures';
-import { authed, initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
+import { authed, initEmbeddedWithWrapper, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
 /**
@@ -57,7 +57,7 @@ describe('bodies: JSON objects only (both sign routes)', () => {
     it(`${path}: invalid JSON, non-objects, unknown fields`, async () => {
       for (const raw of ['{', '', '{"tx_hash":', "{'a':1}", '{"a":1}}']) await expect422(path, raw, 'request body must be valid JSON', true);
       for (const raw of ['[]', '[{}]', '"x"', 'null', '1', 'true']) await expect422(path, raw, 'request body must be a JSON object', true);
-      const allowed = path === '/v1/pades/sign' ? 'pdf_base64, credential_key, design_key, variables, reason, location, signer_name' : 'tx_hash, credential_key, chain_id';
+      const allowed = path === '/v1/pades/sign' ? 'pdf_base64, credential_key, design_key, variables, reason, location, signer_name, level, certify' : 'tx_hash, credential_key, chain_id';
       await expect422(path, { surprise: 1 }, `unknown field: surprise; allowed: ${allowed}`);
       await expect422(path, { Tx_Hash: HASH_A, credential_key: evm, __proto__x: 1 }, `unknown fields: Tx_Hash, __proto__x; allowed: ${allowed}`);
     });
@@ -123,7 +123,7 @@ describe('POST /v1/blockchain/sign', () => {
 
 describe('POST /v1/pades/sign', () => {
   it('null for every optional field means absent', async () => {
-    await expect202('/v1/pades/sign', { pdf_base64: pdf, credential_key: pades, design_key: null, variables: null, reason: null, location: null, signer_name: null });
+    await expect202('/v1/pades/sign', { pdf_base64: pdf, credential_key: pades, design_key: null, variables: null, reason: null, location: null, signer_name: null, level: null, certify: null });
   });
 
   it('required fields and field types', async () => {
@@ -159,6 +159,47 @@ describe('POST /v1/pades/sign', () => {
     await expect422('/v1/pades/sign', { ...base, design_key: approval, variables: { approval_id: null } }, 'variables.approval_id must be a string, got null');
     await expect202('/v1/pades/sign', { ...base, design_key: approval, variables: { approval_id: 'A-1' }, signer_name: 'Ann' });
     await expect202('/v1/pades/sign', { ...base, design_key: standard, variables: { reference: 'case 7' } });
+  });
+});
+
+describe('bounds on every request field (CONTRACT "HTTP: general")', () => {
+  const x = (n: number) => 'x'.repeat(n);
+
+  it('reason, location, signer_name and a variables value: 1,000 characters are signed, 1,001 are 422', async () => {
+    const base = { pdf_base64: pdf, credential_key: pades };
+    for (const name of ['reason', 'location', 'signer_name']) {
+      await expect422('/v1/pades/sign', { ...base, [name]: x(1001) }, `${name} must be at most 1000 characters, got 1001`);
+    }
+    await expect422('/v1/pades/sign', { ...base, variables: { reference: x(1001) } }, 'variables.reference must be at most 1000 characters, got 1001');
+    const id = await expect202('/v1/pades/sign', { ...base, reason: x(1000), location: x(1000), signer_name: x(1000), variables: { reference: x(1000) } });
+    expect(await waitForResult(call, id, 60_000)).toMatchObject({ request_id: id, status: 'DONE', pdf_base64: expect.stringMatching(/^JVBERi0/) });
+  });
+
+  it('design_key and credential_key: 1,000 characters pass the bound (then are unknown), 1,001 are 422', async () => {
+    const base = { pdf_base64: pdf, credential_key: pades };
+    await expect422('/v1/pades/sign', { ...base, design_key: x(1001) }, 'design_key must be at most 1000 characters, got 1001');
+    await expect422('/v1/pades/sign', { ...base, design_key: x(1000) }, `design_key ${x(64)} is not a known design (see GET /v1/designs)`);
+    await expect422('/v1/pades/sign', { pdf_base64: pdf, credential_key: x(1001) }, 'credential_key must be at most 1000 characters, got 1001');
+    await expect422('/v1/pades/sign', { pdf_base64: pdf, credential_key: x(1000) }, `credential_key ${x(64)} is not a known credential (see GET /v1/credentials)`);
+    await expect422('/v1/blockchain/sign', { tx_hash: HASH_A, credential_key: x(1001) }, 'credential_key must be at most 1000 characters, got 1001');
+    await expect422('/v1/blockchain/sign', { tx_hash: HASH_A, credential_key: x(1000) }, `credential_key ${x(64)} is not a known credential (see GET /v1/credentials)`);
+  });
+
+  it('variables: at most 64 entries and names at most 64 characters', async () => {
+    const base = { pdf_base64: pdf, credential_key: pades };
+    const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`v${i}`, 'x']));
+    await expect422('/v1/pades/sign', { ...base, variables: many(65) }, 'variables must have at most 64 entries, got 65');
+    // 64 pass the bound; the design then names the first ten it does not take.
+    await expect422('/v1/pades/sign', { ...base, variables: many(64) }, 'unknown variables for design "Standard signature stamp": v0, v1, v2, v3, v4, v5, v6, v7, v8, v9 (and 54 more); it takes: signer_name, reason, location, reference');
+    await expect422('/v1/pades/sign', { ...base, variables: { [x(65)]: 'x' } }, `variables names must be at most 64 characters, got 65 ("${x(40)}…")`);
+    await expect422('/v1/pades/sign', { ...base, variables: { [x(64)]: 'x' } }, `unknown variable for design "Standard signature stamp": ${x(40)}; it takes: signer_name, reason, location, reference`);
+  });
+
+  it('a bound is checked before the PDF is decoded and before the design is looked up', async () => {
+    // The size that took the event loop for seconds in the stamp layout is refused at the door.
+    await expect422('/v1/pades/sign', { pdf_base64: pdf, credential_key: pades, variables: { reference: x(12_000_000) } }, 'variables.reference must be at most 1000 characters, got 12000000');
+    await expect422('/v1/pades/sign', { pdf_base64: 'not a PDF', credential_key: pades, reason: x(1001) }, 'reason must be at most 1000 characters, got 1001');
+    await expect422('/v1/pades/sign', { pdf_base64: pdf, credential_key: pades, design_key: 'no-such-design', variables: { note: x(1001) } }, 'variables.note must be at most 1000 characters, got 1001');
   });
 });
 

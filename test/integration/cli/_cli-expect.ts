@@ -39,12 +39,12 @@ export function filesContaining(dir: string, needle: string): string[] {
  * Runs the bundle on a pseudo-terminal (util-linux `script`), so stdin IS a TTY, and types
  * `answer` once the `[y/N]` prompt shows. Returns everything the terminal showed and the exit code.
  */
-export function runOnTty(args: string[], o: { home: string; answer: string }): Promise<{ status: number | null; screen: string }> {
+export function runOnTty(args: string[], o: { home: string; answer: string; env?: NodeJS.ProcessEnv }): Promise<{ status: number | null; screen: string }> {
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const command = [process.execPath, BUNDLE, ...args].map(quote).join(' ');
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], {
-      env: { ...process.env, LOCALSIGN_HOME: o.home, NO_COLOR: '1' },
+      env: { ...process.env, LOCALSIGN_HOME: o.home, NO_COLOR: '1', ...o.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let screen = '';

@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, runCli } from '../../helpers/cli';
+import { freePort } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { expectOneLineFailure, filesContaining, walkModes } from './_cli-expect';
 
@@ -27,14 +27,6 @@ interface CachedCredential {
 const credentialsOf = (home: string): CachedCredential[] =>
   (JSON.parse(readFileSync(join(home, 'cache.json'), 'utf8')) as { credentials: CachedCredential[] }).credentials;
 
-/** A port nothing listens on: bind 0, read it, close. */
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 describe('help and usage', () => {
   const tmp = makeTmpHome();
@@ -59,9 +51,9 @@ describe('help and usage', () => {
     expect(r.stderr).toBe('');
   });
 
-  it('an unknown command exits non-zero with one line naming it', () => {
-    const line = expectOneLineFailure(runCli(['frobnicate'], { home: tmp.home }));
-    expect(line).toBe('Unknown command frobnicate');
+  it('an unknown command is a usage error (exit 2) with one line naming it', () => {
+    const line = expectOneLineFailure(runCli(['frobnicate'], { home: tmp.home }), 2);
+    expect(line).toBe('unknown command frobnicate (see `localsign --help`)');
   });
 
   it('a first init that fails leaves the machine unpaired', () => {
@@ -72,7 +64,7 @@ describe('help and usage', () => {
   });
 
   it('report without a request id is a usage error (exit 2), one line', () => {
-    expect(expectOneLineFailure(runCli(['report'], { home: tmp.home }), 2)).toBe('report needs a request id (req_…)');
+    expect(expectOneLineFailure(runCli(['report'], { home: tmp.home }), 2)).toBe('report needs a request id (req_…) or an error id (err_…)');
   });
 });
 

@@ -18,6 +18,8 @@ interface Credential {
 }
 
 describe('with a running service', () => {
+  /** The err_ id of the 404 the report tests send (set by the first of them). */
+  let reportedErrorId = '';
   const tmp = makeTmpHome();
   const home = tmp.home;
   let creds: { key: string; secret: string };
@@ -53,42 +55,46 @@ describe('with a running service', () => {
     const missing = await call('/v1/results/req_doesnotexist');
     expect(missing.status).toBe(404);
     const { error_id } = (await missing.json()) as { error_id: string };
+    reportedErrorId = error_id;
     const out = join(home, 'incident.json');
 
-    const refused = await runCliAsync(['report', 'req_doesnotexist', '--out', out], { home });
+    // A 404 belongs to no request of this application: it carries no request id, so the operator
+    // reports it by its err_ id (issue 11), and a req_ id finds nothing for it.
+    expect(expectOneLineFailure(await runCliAsync(['report', 'req_doesnotexist', '--out', out, '--yes'], { home }))).toBe('no recorded errors for req_doesnotexist');
+    const refused = await runCliAsync(['report', error_id, '--out', out], { home });
     expect(expectOneLineFailure(refused)).toBe('confirmation needed but stdin is not a terminal; re-run with --yes to proceed');
     expect(refused.stdout).toBe('');
     expect(existsSync(out)).toBe(false);
 
-    const sent = await runCliAsync(['report', 'req_doesnotexist', '--yes', '--out', out, '--json'], { home });
+    const sent = await runCliAsync(['report', error_id, '--yes', '--out', out, '--json'], { home });
     expect(sent.status).toBe(0);
-    expect(parseJson(sent)).toEqual({ ok: true, request_id: 'req_doesnotexist', errors: 1, written_to: out });
+    expect(parseJson(sent)).toEqual({ ok: true, request_id: null, errors: 1, written_to: out });
     const written = readFileSync(out, 'utf8');
     const bundle = JSON.parse(written) as { request_id: string; errors: Record<string, unknown>[] };
     expect(Object.keys(bundle).sort()).toEqual(['errors', 'request_id']);
-    expect(bundle.request_id).toBe('req_doesnotexist');
+    expect(bundle.request_id).toBeNull();
     expect(bundle.errors).toHaveLength(1);
-    expect(bundle.errors[0]).toMatchObject({ error_id, request_id: 'req_doesnotexist', status: 404, short: 'no request req_doesnotexist', type: 'not_found' });
+    expect(bundle.errors[0]).toMatchObject({ error_id, request_id: null, status: 404, short: 'no request req_doesnotexist', type: 'not_found', wrapper_key: creds.key });
     expect(String(bundle.errors[0]!.traceback)).toMatch(/^LocalsignError: no request req_doesnotexist\n\s+at /);
     // What was shown is byte for byte what was written: the header line, then the file's JSON.
     expect(sent.stderr).toBe(`This will be written to the file ${out}:\n${written}`);
     expect(filesContaining(home, creds.secret.slice(5))).toEqual([]);
-    expect(written).not.toContain(creds.key);
   });
 
   it('on a terminal, report asks: "n" sends nothing (exit 1), "y" writes the file', async () => {
     const out = join(home, 'incident-tty.json');
-    const declined = await runOnTty(['report', 'req_doesnotexist', '--out', out], { home, answer: 'n' });
+    const declined = await runOnTty(['report', reportedErrorId, '--out', out], { home, answer: 'n' });
     expect(declined.status).toBe(1);
     expect(declined.screen).toContain(`This will be written to the file ${out}:`);
-    expect(declined.screen).toContain('Send 1 error record(s) for req_doesnotexist? [y/N]');
-    expect(declined.screen).toContain('not sent: the operator declined');
+    // The embedded platform only writes a file: the prompt says so (issue 11: it said "Send").
+    expect(declined.screen).toContain(`Write 1 error record(s) for ${reportedErrorId}? [y/N]`);
+    expect(declined.screen).toContain('not written: the operator declined');
     expect(existsSync(out)).toBe(false);
 
-    const accepted = await runOnTty(['report', 'req_doesnotexist', '--out', out], { home, answer: 'y' });
+    const accepted = await runOnTty(['report', reportedErrorId, '--out', out], { home, answer: 'y' });
     expect(accepted.status).toBe(0);
-    expect(accepted.screen).toContain(`Wrote 1 error record(s) for req_doesnotexist to ${out}`);
-    expect((JSON.parse(readFileSync(out, 'utf8')) as { request_id: string }).request_id).toBe('req_doesnotexist');
+    expect(accepted.screen).toContain(`Wrote 1 error record(s) for ${reportedErrorId} to ${out}`);
+    expect((JSON.parse(readFileSync(out, 'utf8')) as { errors: { error_id: string }[] }).errors[0]!.error_id).toBe(reportedErrorId);
   });
 
   it('a revoked key is refused by the running service on its next request', async () => {
@@ -158,13 +164,15 @@ describe('serve refuses a config dir others can read', () => {
     }
   });
 
-  it('a port already in use: exit 1, one line naming the address', async () => {
+  it('a port already in use (8300 is also Consul\'s): exit 1, one line naming the port and how to change it', async () => {
     const busy = createServer();
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
     const port = (busy.address() as { port: number }).port;
     try {
       const r = await runCliAsync(['serve', '--port', String(port)], { home });
-      expect(expectOneLineFailure(r)).toBe(`listen EADDRINUSE: address already in use 127.0.0.1:${port}`);
+      expect(expectOneLineFailure(r)).toBe(
+        `port ${port} is already in use on 127.0.0.1 (another localsign, or another program: Consul also defaults to 8300); choose another with --port N or LOCALSIGN_PORT=N`,
+      );
     } finally {
       await new Promise<void>((r) => busy.close(() => r()));
     }

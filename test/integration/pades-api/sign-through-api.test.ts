@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lintPadesBaselineB } from '../../../src/pades/lint';
+import { lintPadesBaselineB } from '../../helpers/pades-lint';
 import { parseJson, runCli } from '../../helpers/cli';
 import { startLocalTsa, type LocalTsa } from '../../helpers/local-tsa';
 import { extractCms, qpdfCheck, runPdfsig } from '../../helpers/pdf-tools';

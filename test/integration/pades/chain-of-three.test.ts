@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findSignatureDictionaries } from '../../../src/pades/lint';
+import { findSignatureDictionaries } from '../../helpers/pades-lint';
 import type { StampSpec } from '../../../src/pades/types';
 import { CORPUS_DIR, signWithEngine } from '../../helpers/pdf-corpus';
 import { extractCms, inspectSignedPdf, opensslCmsVerify } from '../../helpers/pdf-tools';

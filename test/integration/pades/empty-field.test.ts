@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFString, StandardFonts } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { lintPadesBaselineB } from '../../../src/pades/lint';
+import { lintPadesBaselineB } from '../../helpers/pades-lint';
 import { verifyPades } from '../../../src/pades';
 import { CORPUS_DIR, signWithEngine } from '../../helpers/pdf-corpus';
 import { runPdfsig } from '../../helpers/pdf-tools';

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +29,7 @@ describe('README walk-through', () => {
     cwd = mkdtempSync(join(tmpdir(), 'localsign-readme-'));
     symlinkSync(join(ROOT, 'test'), join(cwd, 'test'));
     symlinkSync(join(ROOT, 'node_modules'), join(cwd, 'node_modules'));
+    symlinkSync(join(ROOT, 'dist'), join(cwd, 'dist'));
   });
   afterAll(async () => {
     await service.stop();
@@ -36,14 +37,21 @@ describe('README walk-through', () => {
     home.cleanup();
   });
 
-  it('signs a hash that ethers verifies and a PDF that pdfsig validates, as written', () => {
-    const exports = Object.fromEntries([...service.output().matchAll(/export (LOCALSIGN_[A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
-    expect(Object.keys(exports).sort()).toEqual(['LOCALSIGN_EVM_CREDENTIAL', 'LOCALSIGN_KEY', 'LOCALSIGN_PADES_CREDENTIAL', 'LOCALSIGN_SECRET']);
+  it('signs a hash that ethers verifies and a PDF that pdfsig validates, as written, on the port the service took', () => {
+    // Exactly the printed exports: BASE included (issue 11: the walk-through broke on any port but 8300).
+    const exports = Object.fromEntries([...service.output().matchAll(/export ([A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+    expect(Object.keys(exports).sort()).toEqual(['BASE', 'LOCALSIGN_EVM_CREDENTIAL', 'LOCALSIGN_KEY', 'LOCALSIGN_PADES_CREDENTIAL', 'LOCALSIGN_SECRET']);
+    expect(exports.BASE).toBe(service.url);
+    expect(service.port).not.toBe(8300);
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+    delete env.BASE;
+    delete env.LOCALSIGN_URL;
     const run = spawnSync('bash', ['-c', walkthroughScript()], {
       cwd,
-      env: { ...process.env, ...exports, BASE: service.url },
+      // The reader's second terminal: the same config dir (their default one), the pasted exports.
+      env: { ...env, LOCALSIGN_HOME: home.home, ...exports },
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: 90_000,
     });
     const out = run.stdout + run.stderr;
     expect(run.status, out).toBe(0);
@@ -53,5 +61,12 @@ describe('README walk-through', () => {
     expect(out).toContain('Signature Validation: Signature is Valid.');
     expect(out).toContain('Total document signed');
     expect(out).toContain('"results":[{');
+    // The command-line signatures: a hash (r, s, v …) and a PDF pdfsig accepts.
+    expect(out).toMatch(/^r: 0x[0-9a-f]{64}\ns: 0x[0-9a-f]{64}\nv: 3[78]\n/m);
+    expect(out).toMatch(/Signed test\/vectors\/pdf\/pdflib-xref-table\.pdf -> \S+cli-signed\.pdf/);
+    expect(out.match(/Signature Validation: Signature is Valid\./g)).toHaveLength(2);
+    expect(out).toContain('Approval stamp: approval_id (required), signer_name');
+    // Nothing left in the folder it ran in (issue 11: evm-result.json, sign-body.json, signed.pdf).
+    expect(readdirSync(cwd).sort()).toEqual(['dist', 'node_modules', 'test']);
   });
 });

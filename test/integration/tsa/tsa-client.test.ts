@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformError } from '../../../src/errors/errors';
 import { assembleCms, buildSignedAttributes, ecdsaRawToDer, estimateCmsSize, verifyCmsSignature } from '../../../src/pades/cms';
+import { HttpClient, type HttpRequest } from '../../../src/net/http-client';
 import { fetchTimestampToken } from '../../../src/signing/tsa-client';
+
+const http = new HttpClient({ httpProxy: null, httpsProxy: null, noProxy: null });
 import { startLocalTsa, type LocalTsa } from '../../helpers/local-tsa';
 import { createTestPki, signDigest, type TestPki } from '../../helpers/test-pki';
 
@@ -41,7 +44,7 @@ describe('fetchTimestampToken with a real TSA (B-T)', () => {
     const digest = sha256(DOCUMENT);
     const signedAttributes = buildSignedAttributes({ documentDigest: digest, signerCertificate: pki.chain[0]! });
     const signatureValue = ecdsaRawToDer(signDigest(pki.signerKeyPem, 'p256', sha256(signedAttributes)));
-    const token = await fetchTimestampToken(tsa.url, signatureValue);
+    const token = await fetchTimestampToken(http, tsa.url, signatureValue);
     expect(tsa.requests).toBe(1);
     const cms = assembleCms({ signedAttributes, signatureValue, certificateChain: pki.chain, algorithm: 'p256', timestampToken: token });
     expect(cms.length).toBeLessThanOrEqual(estimateCmsSize(pki.chain, 'p256', true));
@@ -76,8 +79,8 @@ describe('fetchTimestampToken failures', () => {
     });
     const host = new URL(url).host;
     try {
-      await expect(fetchTimestampToken(url, sig)).rejects.toThrow(`timestamp authority ${host} answered HTTP 503`);
-      await expect(fetchTimestampToken(`${url}/html`, sig)).rejects.toThrow(
+      await expect(fetchTimestampToken(http, url, sig)).rejects.toThrow(`timestamp authority ${host} answered HTTP 503`);
+      await expect(fetchTimestampToken(http, `${url}/html`, sig)).rejects.toThrow(
         `timestamp authority ${host} answered text/html, expected application/timestamp-reply`);
     } finally {
       server.close();
@@ -87,7 +90,7 @@ describe('fetchTimestampToken failures', () => {
   it('gives up after timeoutMs and reports an unreachable TSA', async () => {
     const { server, url } = await listen(() => undefined); // never answers
     try {
-      const err = await fetchTimestampToken(url, sig, { timeoutMs: 200 }).catch((e: unknown) => e);
+      const err = await fetchTimestampToken(http, url, sig, { timeoutMs: 200 }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(PlatformError);
       expect((err as Error).message).toBe(`timestamp authority ${new URL(url).host} did not answer within 200 ms`);
     } finally {
@@ -95,19 +98,15 @@ describe('fetchTimestampToken failures', () => {
       server.close();
     }
     const closed = url; // the server is closed now: nothing listens on that port
-    await expect(fetchTimestampToken(closed, sig)).rejects.toThrow(/^timestamp authority 127\.0\.0\.1:\d+ is unreachable: /);
+    // The cause is in the short message (issue 11: "unreachable: fetch failed" told nothing).
+    await expect(fetchTimestampToken(http, closed, sig)).rejects.toThrow(/^timestamp authority 127\.0\.0\.1:\d+ is unreachable: connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
   });
 
-  it('uses the injected fetch and checks the nonce of the reply', async () => {
-    // The recording fetch replays its first reply to every later request: the nonce check must refuse it.
-    let replay: Uint8Array | undefined;
-    const recording: typeof fetch = async (input, init) => {
-      const res = await fetch(input, init);
-      const body = new Uint8Array(await res.arrayBuffer());
-      replay ??= body;
-      return new Response(replay, { status: res.status, headers: res.headers });
-    };
-    await fetchTimestampToken(tsa.url, sig, { fetch: recording });
-    await expect(fetchTimestampToken(tsa.url, sig, { fetch: recording })).rejects.toThrow(/^timestamp token nonce \d+ does not match the request nonce \d+$/);
+  it('checks the nonce of the reply', async () => {
+    // The recording client replays its first reply to every later request: the nonce check must refuse it.
+    let replay: Awaited<ReturnType<HttpClient['request']>> | undefined;
+    const recording = { request: async (o: HttpRequest) => (replay ??= await http.request(o)) };
+    await fetchTimestampToken(recording, tsa.url, sig);
+    await expect(fetchTimestampToken(recording, tsa.url, sig)).rejects.toThrow(/^timestamp token nonce \d+ does not match the request nonce \d+$/);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ChipError } from '../../../src/errors/errors';
+import { isPinRejection } from '../../../src/chip/pin-rejection';
 import { Pkcs11CallError, check, ckrName, isSessionLost } from '../../../src/chip/pkcs11/return-codes';
 
 describe('CK_RV table', () => {
@@ -41,6 +42,20 @@ describe('CK_RV table', () => {
       expect(isSessionLost(new Pkcs11CallError('C_Sign', rv, 'T'))).toBe(false);
     }
     expect(isSessionLost(new ChipError('other'))).toBe(false);
+  });
+
+  it('marks the codes by which the token refuses the PIN (issue 7.4: never presented again)', () => {
+    for (const rv of [0xa0, 0xa1, 0xa2, 0xa3, 0xa4]) {
+      const error = new Pkcs11CallError('C_Login', rv, 'T');
+      expect(isPinRejection(error)).toBe(true);
+      expect(error.code).toBe(ckrName(rv));
+    }
+    // Faults a reconnect or a retry may cure, and a PIN source that could not be read, are not.
+    for (const rv of [0x5, 0x30, 0x32, 0xe0, 0xb3, 0x102, 0x100]) {
+      expect(isPinRejection(new Pkcs11CallError('C_Login', rv, 'T'))).toBe(false);
+    }
+    expect(isPinRejection(new ChipError('the chip PIN variable X is not set'))).toBe(false);
+    expect(isPinRejection(Object.assign(new Error('x'), { pinRejected: true }))).toBe(false);
   });
 
   it('check passes CKR_OK and accepted codes, throws the rest', () => {

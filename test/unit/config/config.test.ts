@@ -6,7 +6,7 @@ import type { EnvSnapshot } from '../../../src/config/env';
 import { assertPrivateHome, ensureHome } from '../../../src/config/paths';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
-const env = (settings: EnvSnapshot['settings'] = {}): EnvSnapshot => ({ userHome: '/home/u', settings, readVar: () => undefined, isTty: false });
+const env = (settings: EnvSnapshot['settings'] = {}): EnvSnapshot => ({ userHome: '/home/u', settings, readVar: () => undefined, isTty: false, noColor: false, proxy: { httpProxy: null, httpsProxy: null, noProxy: null } });
 
 describe('buildConfig', () => {
   it('has the CONTRACT defaults', () => {
@@ -32,6 +32,31 @@ describe('buildConfig', () => {
   it('refuses a malformed port, naming it', () => {
     expect(() => buildConfig(env({ port: '80a' }))).toThrow('port must be an integer from 0 to 65535, got "80a"');
     expect(() => buildConfig(env(), { port: '70000' })).toThrow(/port must be an integer/);
+  });
+
+  it('has no test fault unless LOCALSIGN_TEST_FAULT names a known one (tests only)', () => {
+    expect(buildConfig(env()).testFault).toBeNull();
+    expect(buildConfig(env({ testFault: 'kill-in-job' })).testFault).toBe('kill-in-job');
+    expect(() => buildConfig(env({ testFault: 'abort' }))).toThrow('LOCALSIGN_TEST_FAULT must be one of kill-in-job, kill-after-audit (tests only), got "abort"');
+  });
+});
+
+describe('issue 10 settings: remote bind, rate limit, slow-client timeouts', () => {
+  it('defaults: loopback only, no rate limit, 10 s for headers, 30 s of body silence', () => {
+    expect(buildConfig(env())).toMatchObject({ allowRemote: false, rateLimit: null, headerTimeoutMs: 10_000, bodyTimeoutMs: 30_000 });
+  });
+
+  it('takes them from env and flags; the burst defaults to two seconds of the rate', () => {
+    const c = buildConfig(env({ allowRemote: true, rateLimit: '50', headerTimeout: '3' }), { bodyTimeout: '4' });
+    expect(c).toMatchObject({ allowRemote: true, rateLimit: { perSecond: 50, burst: 100 }, headerTimeoutMs: 3000, bodyTimeoutMs: 4000 });
+    expect(buildConfig(env(), { rateLimit: '5', rateBurst: '1' }).rateLimit).toEqual({ perSecond: 5, burst: 1 });
+    expect(buildConfig(env(), { rateLimit: '0', rateBurst: '9' }).rateLimit).toBeNull();
+  });
+
+  it('refuses malformed values, naming them', () => {
+    expect(() => buildConfig(env(), { rateLimit: '1.5' })).toThrow('rate limit (requests per second) must be an integer from 0 to 1000000, got "1.5"');
+    expect(() => buildConfig(env(), { headerTimeout: '0' })).toThrow('header timeout (seconds) must be an integer from 1 to 3600, got "0"');
+    expect(() => buildConfig(env(), { bodyTimeout: 'x' })).toThrow('body timeout (seconds) must be an integer from 1 to 3600, got "x"');
   });
 });
 

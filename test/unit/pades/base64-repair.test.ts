@@ -14,7 +14,8 @@ const RULE =
   'line breaks are repaired only when every line but the last has the same width, at most 76 characters, with LF or CRLF';
 
 /** The raw-text preview every structural refusal ends with (CONTRACT: first 16 bytes received). */
-const RAW = ' (received "JVBERi0xLjUKJbXt")';
+const EXPECTED = '; expected base64 of a PDF, whose bytes start with "%PDF-")';
+const RAW = ' (received "JVBERi0xLjUKJbXt"' + EXPECTED;
 
 function wrap(text: string, width: number, eol = '\n'): string {
   const lines: string[] = [];
@@ -113,7 +114,7 @@ describe('decodePdfBase64: line layouts that are refused', () => {
     ['LF and CRLF mixed', `${lines[0]}\r\n${lines.slice(1).join('\n')}`, `pdf_base64 mixes LF and CRLF line breaks; ${RULE}${RAW}`],
     ['an empty line', `${lines[0]}\n\n${lines.slice(1).join('\n')}`, `pdf_base64 has an empty line (line 2); ${RULE}${RAW}`],
     ['two trailing newlines', `${B64}\n\n`, `pdf_base64 has an empty line (line 2); ${RULE}${RAW}`],
-    ['a leading newline', `\n${B64}`, `pdf_base64 has an empty line (line 1); ${RULE} (received "\\x0aJVBERi0xLjUKJbX")`],
+    ['a leading newline', `\n${B64}`, `pdf_base64 has an empty line (line 1); ${RULE} (received "\\x0aJVBERi0xLjUKJbX"${EXPECTED}`],
     ['a CR without LF', `${lines[0]}\r${lines.slice(1).join('\r')}`, `pdf_base64 has a CR without LF at index 76; ${RULE}${RAW}`],
     ['spaces instead of line breaks', lines.join(' '),
       `pdf_base64 contains whitespace (U+0020 at index 76); ${RULE}, and no other whitespace is${RAW}`],
@@ -134,15 +135,15 @@ describe('decodePdfBase64: malformed base64 is refused', () => {
     ['too much padding', `${B64}=`, 'pdf_base64 ends with 2 "=" after 9443 base64 characters where 1 belong' + RAW],
     ['padding on a full quantum', `${B64.slice(0, 9440)}=`, 'pdf_base64 ends with 1 "=" after 9440 base64 characters where 0 belong' + RAW],
     ['padding in the middle', `${B64.slice(0, 8)}==${B64.slice(8)}`,
-      'pdf_base64 has "=" padding inside the data (a base64 character follows it at index 10); padding may only end it (received "JVBERi0x==LjUKJb")'],
+      'pdf_base64 has "=" padding inside the data (a base64 character follows it at index 10); padding may only end it (received "JVBERi0x==LjUKJb"' + EXPECTED],
     ['a bad character past the preview', `${B64.slice(0, 5000)}*${B64.slice(5001)}`,
       'pdf_base64 is not valid base64: "*" at index 5000 is outside the base64 alphabet' + RAW],
     ['a non-ASCII character', `${B64.slice(0, 300)}\u00e9${B64.slice(301)}`,
       'pdf_base64 is not valid base64: U+00E9 at index 300 is outside the base64 alphabet' + RAW],
-    ['only padding', '====', 'pdf_base64 is empty: expected a base64-encoded PDF'],
-    ['only a newline', '\n', `pdf_base64 has an empty line (line 1); ${RULE} (received "\\x0a")`],
-    ['an empty string', '', 'pdf_base64 is empty: expected a base64-encoded PDF'],
-    ['a bare data URI prefix', 'data:application/pdf;base64,', 'pdf_base64 is empty: expected a base64-encoded PDF'],
+    ['only padding', '====', 'pdf_base64 holds no base64 data (received "===="' + EXPECTED],
+    ['only a newline', '\n', `pdf_base64 has an empty line (line 1); ${RULE} (received "\\x0a"${EXPECTED}`],
+    ['an empty string', '', 'pdf_base64 is empty (received ""' + EXPECTED],
+    ['a bare data URI prefix', 'data:application/pdf;base64,', 'pdf_base64 holds no base64 data (received ""' + EXPECTED],
   ])('refuses %s', (_name, input, message) => {
     expect(pdfError(input).message).toBe(message);
   });
@@ -201,7 +202,7 @@ describe('decodePdfBase64: not a PDF, with a 16-byte preview', () => {
 
   it('a raw PDF sent without base64', () => {
     expect(pdfError(Buffer.from(PDF).toString('latin1')).message).toBe(
-      'pdf_base64 holds a raw PDF, not base64: it starts with "%PDF-1.5\\x0a%\\xc2\\xb5\\xc3\\xad\\xc2\\xae"; send the file base64-encoded',
+      'pdf_base64 holds a raw PDF, not base64: it starts with "%PDF-1.5\\x0a%\\xc2\\xb5\\xc3\\xad\\xc2\\xae"; send the file base64-encoded (expected base64 of a PDF, whose bytes start with "%PDF-")',
     );
   });
 
@@ -227,5 +228,26 @@ describe('previewBytes', () => {
     expect(previewBytes(new TextEncoder().encode('0123456789abcdefXYZ'))).toBe('0123456789abcdef');
     expect(previewBytes(new TextEncoder().encode('0123456789'), 4)).toBe('0123');
     expect(previewBytes(new Uint8Array(0))).toBe('');
+  });
+});
+
+describe('spec §7 rule 2: every refusal names the first bytes received and the expected %PDF- start', () => {
+  const B = Buffer.from('%PDF-1.7\n' + 'x'.repeat(300)).toString('base64');
+  it.each([
+    ['text that is not base64', 'this is definitely not base64!'],
+    ['text with a bad character late', 'this is definitely not base64 at all, really not!'],
+    ['ragged lines', `${B.slice(0, 76)}\n${B.slice(76, 140)}\n${B.slice(140)}`],
+    ['whitespace', `${B.slice(0, 10)} ${B.slice(10)}`],
+    ['mixed alphabets', `${B.slice(0, 8)}+_${B.slice(10)}`],
+    ['bad padding', `${B}==`],
+    ['an empty string', ''],
+    ['only padding', '===='],
+    ['a non-PDF decoded', Buffer.from('PK\x03\x04 a zip file').toString('base64')],
+    ['a raw PDF', '%PDF-1.7 raw'],
+    ['double-encoded junk', Buffer.from(Buffer.from('JVBERi0 not base64 !').toString('latin1')).toString('base64')],
+  ])('%s', (_name, input) => {
+    const message = pdfError(input).message;
+    expect(message).toContain('"%PDF-"');
+    expect(message).toMatch(/(received|starts with) "/);
   });
 });

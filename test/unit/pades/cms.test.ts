@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import forge from 'node-forge';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  algorithmOfCertificate, assembleCms, buildSignedAttributes, ecdsaDerToRaw, ecdsaRawToDer, estimateCmsSize,
+  algorithmOfCertificate, assembleCms, buildSignedAttributes, certificatesToEmbed, ecdsaDerToRaw, ecdsaRawToDer, estimateCmsSize,
   sha256Chunks, verifyCmsSignature,
 } from '../../../src/pades/cms';
 import { SigningError } from '../../../src/errors/errors';
@@ -87,6 +87,17 @@ describe('buildSignedAttributes', () => {
   });
 });
 
+describe('certificatesToEmbed', () => {
+  it('keeps the signer and intermediates and leaves out a self-signed root', () => {
+    expect(certificatesToEmbed(rsa.chain).map(hex)).toEqual(rsa.chain.slice(0, -1).map(hex));
+    expect(certificatesToEmbed(ec.chain).map(hex)).toEqual(ec.chain.slice(0, -1).map(hex));
+  });
+  it('keeps a self-signed signer (its certificate is the one a verifier must find)', () => {
+    const root = rsa.chain[rsa.chain.length - 1]!;
+    expect(certificatesToEmbed([root]).map(hex)).toEqual([hex(root)]);
+  });
+});
+
 describe('assembleCms + verifyCmsSignature round trip', () => {
   for (const algorithm of ['rsa', 'p256'] as const) {
     it(`${algorithm}: openssl cms -verify succeeds and verifyCmsSignature returns the parts`, () => {
@@ -105,7 +116,9 @@ describe('assembleCms + verifyCmsSignature round trip', () => {
       expect(derOf(version!)).toBe('020101');
       expect(derOf(digestAlgs!)).toBe('310d300b0609608648016503040201');
       expect(derOf(encap!)).toBe('300b06092a864886f70d010701'); // id-data, no eContent: detached
-      expect(kids(certs).map(derOf)).toEqual(pki.chain.map(hex));
+      // Signer and intermediates, not the self-signed root: the verifier's own anchor (ETSI EN 319 122-1).
+      expect(pki.chain.length).toBeGreaterThanOrEqual(2);
+      expect(kids(certs).map(derOf)).toEqual(pki.chain.slice(0, -1).map(hex));
       const si = kids(kids(signerInfos)[0]);
       expect(si).toHaveLength(6); // no unsignedAttrs without a token
       expect(derOf(si[4]!)).toBe(algorithm === 'rsa' ? '300d06092a864886f70d0101010500' : '300a06082a8648ce3d040302');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import forge from 'node-forge';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { isPdfDate, lintPadesBaselineB } from '../../../src/pades/lint';
+import { isPdfDate, lintPadesBaselineB } from '../../helpers/pades-lint';
 import { CORPUS_DIR } from '../../helpers/pdf-corpus';
 import { extractCms, mutoolVerify, opensslCmsVerify, runPdfsig } from '../../helpers/pdf-tools';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';

@@ -58,18 +58,26 @@ function reachable(doc: PDFDocument, ref: PDFRef): Map<string, PDFObject | undef
 }
 
 describe('drawStampAppearance', () => {
-  it('writes the border and the text as an exact content stream', async () => {
+  it('writes the opaque white background, the border and the text as an exact content stream', async () => {
     const doc = await PDFDocument.create();
     const ref = await drawStampAppearance(doc, base);
     const form = doc.context.lookup(ref);
     // padding 1.8; baseline 30 - 1.8 - 10 * 1901/2048 (DejaVu ascent); A and B are subset glyphs 1, 2
     expect(streamText(form)).toBe(
-      'q\n0.25 G\n0.75 w\n0.375 0.375 99.25 29.25 re\nS\nQ\nBT\n0 g\n/F1 10 Tf\n1 0 0 1 1.8 18.918 Tm\n<00010002> Tj\nET\n',
+      'q\n1 1 1 rg\n0 0 100 30 re\nf\nQ\nq\n0.25 G\n0.75 w\n0.375 0.375 99.25 29.25 re\nS\nQ\nBT\n0 g\n/F1 10 Tf\n1 0 0 1 1.8 18.918 Tm\n<00010002> Tj\nET\n',
     );
     const dict = dictOf(form);
     expect(nameOf(dict, 'Type')).toBe('/XObject');
     expect(nameOf(dict, 'Subtype')).toBe('/Form');
     expect(dict.get(PDFName.of('BBox'))?.toString()).toBe('[ 0 0 100 30 ]');
+  });
+
+  it('fills the design\'s background colour, or nothing with "none"', async () => {
+    const tinted = await PDFDocument.create();
+    expect(streamText(tinted.context.lookup(await drawStampAppearance(tinted, { ...base, background: '#ffeecc' })))).toMatch(/^q\n1 0\.933 0\.8 rg\n0 0 100 30 re\nf\nQ\nq\n0\.25 G/);
+    const clear = await PDFDocument.create();
+    expect(streamText(clear.context.lookup(await drawStampAppearance(clear, { ...base, background: 'none' })))).toMatch(/^q\n0\.25 G\n0\.75 w/);
+    await expect(drawStampAppearance(await PDFDocument.create(), { ...base, background: 'red' })).rejects.toThrow('stamp.background must be a colour "#rrggbb" or "none"');
   });
 
   it('puts the font file, CIDFont, ToUnicode, image and form into doc.context', async () => {

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { assembleCms, buildSignedAttributes, ecdsaRawToDer, verifyCmsSignature } from '../../../src/pades/cms';
 import { describeCertificate } from '../../../src/pki/describe-certificate';
 import { issueCertificate, type IssueCertificateOptions } from '../../../src/pki/issue-certificate';
+import { checkCrl, issueCrl, parseCrl } from '../../../src/pki/crl';
+import { crlUrls } from '../../../src/der/x509-extensions';
 
 const toPem = (der: Uint8Array): string =>
   `-----BEGIN CERTIFICATE-----\n${Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n').trim()}\n-----END CERTIFICATE-----\n`;
@@ -95,6 +97,33 @@ describe('issueCertificate', () => {
     writeFileSync(join(dir, 'cms.der'), cms);
     expect(openssl(['cms', '-verify', '-binary', '-inform', 'DER', '-in', 'cms.der', '-content', 'doc.bin', '-CAfile', 'root.pem',
       '-purpose', 'any', '-out', '/dev/null'], dir)).toContain('CMS Verification successful');
+  });
+
+  it('names a CRL distribution point, and issues a CRL openssl verifies with the CA (the demo CA at init)', () => {
+    const ca = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const caSign = (tbs: Uint8Array) => new Uint8Array(cryptoSign('sha256', tbs, ca.privateKey));
+    const root = issueCertificate({
+      subject: CA_NAME, issuer: 'self', subjectPublicKey: spki(ca.publicKey), serial: Uint8Array.of(0x01),
+      notBefore: new Date('2026-01-01T00:00:00Z'), notAfter: new Date('2036-01-01T00:00:00Z'), ca: true, issuerAlgorithm: 'p256', sign: caSign,
+    });
+    const url = 'http://127.0.0.1:8300/pki/demo-ca.crl';
+    const signer = issueCertificate({
+      subject: SIGNER_NAME, issuer: CA_NAME, subjectPublicKey: spki(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey), serial: Uint8Array.of(0x22),
+      notBefore: new Date('2026-01-01T00:00:00Z'), notAfter: new Date('2028-01-01T00:00:00Z'), ca: false, issuerAlgorithm: 'p256', sign: caSign,
+      issuerCertificate: root, crlUrls: [url],
+    });
+    expect(crlUrls(signer)).toEqual([url]);
+    const crl = issueCrl({ issuerCertificate: root, issuerAlgorithm: 'p256', thisUpdate: new Date('2026-01-01T00:00:00Z'), nextUpdate: new Date('2036-01-01T00:00:00Z'), crlNumber: 1, sign: caSign });
+    expect(checkCrl(parseCrl(crl), signer, root)).toMatchObject({ status: 'good', nextUpdate: new Date('2036-01-01T00:00:00Z') });
+    const dir = mkdtempSync(join(tmpdir(), 'localsign-issue-crl-'));
+    writeFileSync(join(dir, 'root.pem'), toPem(root));
+    writeFileSync(join(dir, 'signer.pem'), toPem(signer));
+    writeFileSync(join(dir, 'crl.der'), crl);
+    expect(openssl(['x509', '-in', 'signer.pem', '-noout', '-ext', 'crlDistributionPoints'], dir)).toContain(`URI:${url}`);
+    const text = openssl(['crl', '-inform', 'DER', '-in', 'crl.der', '-CAfile', 'root.pem', '-noout', '-text'], dir);
+    expect(text).toContain('verify OK');
+    expect(text).toMatch(/X509v3 CRL Number:\s+1\n/);
+    expect(text).toContain('No Revoked Certificates.');
   });
 
   it('refuses inputs that would make a broken certificate', () => {

@@ -57,3 +57,34 @@ describe('AuditLog', () => {
     expect(readFileSync(join(dir, 'new.jsonl'), 'utf8')).toBe(JSON.stringify(record('req_3')) + '\n');
   });
 });
+
+describe('AuditLog: exactly one record per request and outcome (issue 10)', () => {
+  let dir: string;
+  let path: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'localsign-harden-audit-'));
+    path = join(dir, 'audit.jsonl');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('skips a DONE already in the file (a crash before the DONE was durable), keeps other outcomes', async () => {
+    writeFileSync(path, JSON.stringify(record('req_crashed')) + '\n', { mode: 0o600 });
+    const log = new AuditLog(path);
+    await log.append({ ...record('req_crashed'), digest: 'cd'.repeat(32) }); // signed again after the restart
+    await log.append({ ...record('req_crashed'), outcome: 'ERROR', digest: null });
+    await log.append(record('req_new'));
+    await log.append(record('req_new'));
+    await log.close();
+    expect(parsedLines(path).map((r) => `${r.request_id} ${r.outcome} ${r.digest?.slice(0, 2) ?? '-'}`)).toEqual(['req_crashed DONE ab', 'req_crashed ERROR -', 'req_new DONE ab']);
+  });
+
+  it('a second log over the same file knows what the first wrote', async () => {
+    const first = new AuditLog(path);
+    await first.append(record('req_a'));
+    await first.close();
+    const second = new AuditLog(path);
+    await second.append(record('req_a'));
+    await second.close();
+    expect(parsedLines(path)).toHaveLength(1);
+  });
+});

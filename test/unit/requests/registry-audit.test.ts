@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ErrorRecorder } from '../../../src/errors/record';
+import { ErrorRecorder } from '../../../src/diagnostics/error-recorder';
 import { createLogger } from '../../../src/log/logger';
 import type { AuditLog, AuditRecord } from '../../../src/requests/audit-log';
 import { RequestRegistry } from '../../../src/requests/registry';
@@ -24,7 +24,7 @@ describe('RequestRegistry: audit before DONE', () => {
   let errors: ErrorRecorder;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'localsign-registry-'));
-    store = new RequestStore(join(dir, 'requests.jsonl'), dir);
+    store = new RequestStore(join(dir, 'requests.jsonl'));
     errors = new ErrorRecorder({ errorsJsonl: join(dir, 'errors.jsonl'), errorsLog: join(dir, 'errors.log') }, { bytes: 1 << 20, keep: 2 });
   });
   afterEach(async () => {
@@ -35,7 +35,7 @@ describe('RequestRegistry: audit before DONE', () => {
   const registryWith = (audit: Pick<AuditLog, 'append' | 'close'>) =>
     new RequestRegistry(store, audit as AuditLog, errors, createLogger({ stderr: silent, file: null }), () => new Date('2026-11-22T10:00:00.000Z'));
   const newEntry = (registry: RequestRegistry) =>
-    registry.create({ kind: 'blockchain', credentialKey: 'cred', wrapperKey: 'wrp_x', params: { tx_hash: 'ab'.repeat(32), chain_id: null } });
+    registry.create({ kind: 'blockchain', credentialKey: 'cred', wrapperKey: 'wrp_x', params: { engine: 'chip', tx_hash: 'ab'.repeat(32), chain_id: null } });
 
   it('stays PENDING while its audit line is not yet written, DONE after', async () => {
     let release!: () => void;
@@ -64,6 +64,6 @@ describe('RequestRegistry: audit before DONE', () => {
     await expect(registry.complete(entry.request_id, { r: '0x1' }, 'ab'.repeat(32))).rejects.toThrow('ENOSPC');
     await store.drain();
     expect(store.get(entry.request_id)?.status).toBe('PENDING');
-    expect(new RequestStore(join(dir, 'requests.jsonl'), dir).get(entry.request_id)?.status).toBe('PENDING');
+    expect(new RequestStore(join(dir, 'requests.jsonl')).get(entry.request_id)?.status).toBe('PENDING');
   });
 });

@@ -6,7 +6,7 @@ import { makeTmpHome } from '../../helpers/tmp-home';
 
 const at = (minutes: number) => new Date(Date.UTC(2026, 10, 22, 10, minutes)).toISOString();
 const entry = (id: string, created: string, status: RequestEntry['status'] = 'DONE'): RequestEntry => ({
-  request_id: id, kind: 'blockchain', status, credential_key: 'c', wrapper_key: 'w', created_at: created, completed_at: null, params: {},
+  request_id: id, kind: 'blockchain', status, credential_key: 'c', wrapper_key: 'w', created_at: created, completed_at: null, params: { engine: 'chip', tx_hash: 'ab'.repeat(32), chain_id: null },
 });
 
 describe('applyRetention (CONTRACT: 7 days or 10,000 results, whichever is less)', () => {
@@ -14,11 +14,11 @@ describe('applyRetention (CONTRACT: 7 days or 10,000 results, whichever is less)
   afterEach(() => tmp.cleanup());
 
   it('drops the oldest beyond the count and everything older than the age, never PENDING', async () => {
-    const store = new RequestStore(join(tmp.home, 'r.jsonl'), tmp.home);
+    const store = new RequestStore(join(tmp.home, 'r.jsonl'));
     await store.create(entry('req_old_pending', at(0), 'PENDING'));
     for (let i = 1; i <= 6; i += 1) await store.create(entry(`req_${i}`, at(i)));
     const removedWork: string[] = [];
-    const dropped = await applyRetention(store, { now: new Date(at(60)), maxAgeMs: 1000 * 60 * 58, maxResults: 4, removeWorkFile: (id) => removedWork.push(id) });
+    const dropped = await applyRetention(store, { now: new Date(at(60)), maxAgeMs: 1000 * 60 * 58, maxResults: 4, forget: (id) => removedWork.push(id) });
     // age cut-off is minute 2: req_1 is too old; the count keeps 4 of 7, so req_2 goes too.
     expect(dropped).toBe(2);
     expect(store.list(10).map((e) => e.request_id)).toEqual(['req_6', 'req_5', 'req_4', 'req_3', 'req_old_pending']);

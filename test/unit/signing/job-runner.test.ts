@@ -6,11 +6,14 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { computeAddress, recoverAddress } from 'ethers';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Chip } from '../../../src/chip/types';
-import { ErrorRecorder } from '../../../src/errors/record';
+import { ErrorRecorder } from '../../../src/diagnostics/error-recorder';
 import { createLogger } from '../../../src/log/logger';
 import { AuditLog } from '../../../src/requests/audit-log';
 import { RequestRegistry } from '../../../src/requests/registry';
 import { JobRunner } from '../../../src/signing/job-runner';
+import { HttpClient } from '../../../src/net/http-client';
+import { DocumentStore } from '../../../src/store/document-store';
+import { PlatformResultHub } from '../../../src/signing/platform-results';
 import type { JobDeps } from '../../../src/signing/job-types';
 import { runSignTask } from '../../../src/signing/sign-tasks';
 import { RequestStore } from '../../../src/store/request-store';
@@ -49,7 +52,7 @@ describe('JobRunner request timeout', () => {
     dir = mkdtempSync(join(tmpdir(), 'localsign-jobrunner-'));
     clock = T0;
     const now = () => new Date(clock);
-    store = new RequestStore(join(dir, 'requests.jsonl'), dir);
+    store = new RequestStore(join(dir, 'requests.jsonl'));
     audit = new AuditLog(join(dir, 'audit.jsonl'));
     errors = new ErrorRecorder({ errorsJsonl: join(dir, 'errors.jsonl'), errorsLog: join(dir, 'errors.log') }, { bytes: 1 << 20, keep: 2 }, now);
     registry = new RequestRegistry(store, audit, errors, createLogger({ stderr: silent, file: null, now }), now);
@@ -67,16 +70,16 @@ describe('JobRunner request timeout', () => {
     getChip: async () => chip,
     findCredential: (k) => (k === CREDENTIAL.credential_key ? (CREDENTIAL as never) : undefined),
     findDesign: () => undefined,
-    readWorkFile: async () => null,
-    writeResult: async () => undefined,
-    removeWorkFile: () => undefined,
+    documents: new DocumentStore({ work: tmpdir(), results: tmpdir() }),
+    platform: { platform: () => null, hub: new PlatformResultHub() },
     tsaUrl: null,
+    http: new HttpClient({ httpProxy: null, httpsProxy: null, noProxy: null }),
   });
   const neverChip: Chip = { kind: 'soft', listKeys: async () => [], signDigest: () => new Promise<Uint8Array>(() => undefined), close: async () => undefined };
   const realChip: Chip = { ...neverChip, signDigest: async (_k, d) => runSignTask({ op: 'secp256k1-sign', secretKey: SECRET, digest: d }) as Uint8Array };
 
   const create = (createdAgoMs: number) =>
-    registry.create({ kind: 'blockchain', credentialKey: CREDENTIAL.credential_key, wrapperKey: 'wrp_test', params: { tx_hash: TX, chain_id: null } }).then((e) => {
+    registry.create({ kind: 'blockchain', credentialKey: CREDENTIAL.credential_key, wrapperKey: 'wrp_test', params: { engine: 'chip', tx_hash: TX, chain_id: null } }).then((e) => {
       // As if created earlier (a resumed request): the entry carries its own creation time.
       e.created_at = new Date(T0 - createdAgoMs).toISOString();
       return e;
@@ -105,7 +108,7 @@ describe('JobRunner request timeout', () => {
     ]);
     // Durable: a store reopened from the journal (a restart) sees ERROR, not PENDING.
     await store.drain();
-    expect(new RequestStore(join(dir, 'requests.jsonl'), dir).get(entry.request_id)?.status).toBe('ERROR');
+    expect(new RequestStore(join(dir, 'requests.jsonl')).get(entry.request_id)?.status).toBe('ERROR');
   });
 
   it('a resumed request whose time already ran out ends ERROR at once, not after a fresh timeout', async () => {
@@ -129,5 +132,47 @@ describe('JobRunner request timeout', () => {
     await vi.advanceTimersByTimeAsync(5000);
     expect(store.get(entry.request_id)?.status).toBe('DONE');
     expect(errors.readRecords()).toEqual([]);
+  });
+
+  it('a resumed run records its attempt durably before the job signs; a first run writes none', async () => {
+    const journal = join(dir, 'requests.jsonl');
+    const kinds = () => readFileSync(journal, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { t: string }).t);
+    const seen: string[][] = [];
+    const watchingChip: Chip = { ...realChip, signDigest: async (k, d) => (seen.push(kinds()), realChip.signDigest(k, d)) };
+    const runner = new JobRunner(registry, deps(watchingChip), 60_000);
+    const first = await create(0);
+    runner.start(first);
+    await runner.drain(60_000);
+    const resumed = await create(0);
+    runner.resume(resumed);
+    await runner.drain(60_000);
+    // On disk when the chip was asked: the first run's creation only; the resume's attempt too.
+    expect(seen).toEqual([['c'], ['c', 'd', 'c', 'a']]);
+    expect(store.get(first.request_id)).toMatchObject({ status: 'DONE' });
+    expect(store.get(first.request_id)!.attempts).toBeUndefined();
+    expect(store.get(resumed.request_id)).toMatchObject({ status: 'DONE', attempts: 2 });
+  });
+
+  it('a clean stop gives back the attempts still running, so the next start resumes them', async () => {
+    // A chip that never answers and says when both jobs reached it (the resume only after its
+    // attempt record is durable).
+    let reached!: () => void;
+    const bothSigning = new Promise<void>((resolve) => (reached = resolve));
+    let calls = 0;
+    const stuckChip: Chip = { ...neverChip, signDigest: () => (++calls === 2 && reached(), new Promise<Uint8Array>(() => undefined)) };
+    const runner = new JobRunner(registry, deps(stuckChip), 60_000);
+    const first = await create(0);
+    const resumed = await create(0);
+    await registry.recordAttempt(resumed.request_id); // as a crash during its resume left it
+    runner.start(first);
+    runner.resume(resumed);
+    await bothSigning;
+    expect([store.get(first.request_id)!.attempts, store.get(resumed.request_id)!.attempts]).toEqual([undefined, 3]);
+    const drained = runner.drain(10);
+    await vi.advanceTimersByTimeAsync(10);
+    await drained;
+    expect(runner.active).toBe(2); // both still wait on the chip: a stop would interrupt them
+    await runner.releaseUnfinished();
+    expect([store.get(first.request_id)!.attempts, store.get(resumed.request_id)!.attempts]).toEqual([0, 2]);
   });
 });

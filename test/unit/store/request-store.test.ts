@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RequestStore, type RequestEntry } from '../../../src/store/request-store';
+import { attemptsOf, RequestStore, type RequestEntry } from '../../../src/store/request-store';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
 const entry = (id: string, created: string): RequestEntry => ({
@@ -12,7 +12,7 @@ const entry = (id: string, created: string): RequestEntry => ({
   wrapper_key: 'wrp_x',
   created_at: created,
   completed_at: null,
-  params: { tx_hash: 'ab'.repeat(32), chain_id: null },
+  params: { engine: 'chip', tx_hash: 'ab'.repeat(32), chain_id: null },
 });
 
 describe('RequestStore', () => {
@@ -25,31 +25,31 @@ describe('RequestStore', () => {
   afterEach(() => home.cleanup());
 
   it('persists transitions and replays them after reopening', async () => {
-    const a = new RequestStore(journal, home.home);
+    const a = new RequestStore(journal);
     await a.create(entry('req_1', '2026-11-22T10:00:00.000Z'));
     await a.create(entry('req_2', '2026-11-22T10:00:01.000Z'));
     await a.markDone('req_1', '2026-11-22T10:00:02.000Z', { v: 27 });
     await a.markError('req_2', '2026-11-22T10:00:03.000Z', 'boom', 'err_1');
     await a.close();
-    const b = new RequestStore(journal, home.home);
+    const b = new RequestStore(journal);
     expect(b.get('req_1')).toMatchObject({ status: 'DONE', completed_at: '2026-11-22T10:00:02.000Z', result: { v: 27 } });
     expect(b.get('req_2')).toMatchObject({ status: 'ERROR', error: 'boom', error_id: 'err_1' });
     await b.close();
   });
 
   it('keeps the first final transition (a late timeout cannot overwrite DONE)', async () => {
-    const s = new RequestStore(journal, home.home);
+    const s = new RequestStore(journal);
     await s.create(entry('req_1', '2026-11-22T10:00:00.000Z'));
     await Promise.all([s.markDone('req_1', 't1', { v: 28 }), s.markError('req_1', 't2', 'timeout', 'err_2')]);
     expect(s.get('req_1')!.status).toBe('DONE');
     await s.close();
-    const again = new RequestStore(journal, home.home);
+    const again = new RequestStore(journal);
     expect(again.get('req_1')!.status).toBe('DONE');
     await again.close();
   });
 
   it('lists newest first with creation order breaking ties, lazily', async () => {
-    const s = new RequestStore(journal, home.home);
+    const s = new RequestStore(journal);
     for (let i = 0; i < 5; i += 1) await s.create(entry(`req_${i}`, '2026-11-22T10:00:00.000Z'));
     expect(s.list(3).map((e) => e.request_id)).toEqual(['req_4', 'req_3', 'req_2']);
     await s.remove(['req_3']);
@@ -58,17 +58,17 @@ describe('RequestStore', () => {
   });
 
   it('ignores a torn last line left by a crash mid-write', async () => {
-    const s = new RequestStore(journal, home.home);
+    const s = new RequestStore(journal);
     await s.create(entry('req_1', '2026-11-22T10:00:00.000Z'));
     await s.close();
     appendFileSync(journal, '{"t":"d","id":"req_1","at":"x","res');
-    const again = new RequestStore(journal, home.home);
+    const again = new RequestStore(journal);
     expect(again.get('req_1')!.status).toBe('PENDING');
     await again.close();
   });
 
   it('compaction rewrites only live entries', async () => {
-    const s = new RequestStore(journal, home.home);
+    const s = new RequestStore(journal);
     for (let i = 0; i < 20; i += 1) {
       await s.create(entry(`req_${i}`, '2026-11-22T10:00:00.000Z'));
       await s.markDone(`req_${i}`, 'at', { i });
@@ -81,25 +81,47 @@ describe('RequestStore', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ t: 'c', e: { request_id: 'req_10', status: 'DONE', result: { i: 10 } } });
     await s.create(entry('req_new', 'later'));
     await s.close();
-    const again = new RequestStore(journal, home.home);
+    const again = new RequestStore(journal);
     expect(again.size).toBe(11);
     await again.close();
   });
 
-  it('stores result documents as files beside the journal and removes them with the entry', async () => {
-    const s = new RequestStore(journal, home.home);
+  it('counts attempts: the creation record is the first, each resume adds one, a clean stop gives one back', async () => {
+    const s = new RequestStore(journal);
     await s.create(entry('req_1', '2026-11-22T10:00:00.000Z'));
-    await s.writeResult('req_1', new Uint8Array([37, 80, 68, 70]));
-    expect((await s.readResult('req_1'))!.toString()).toBe('%PDF');
-    expect(readFileSync(journal, 'utf8')).not.toContain('%PDF');
-    await s.remove(['req_1']);
-    expect(await s.readResult('req_1')).toBeNull();
+    await s.create(entry('req_2', '2026-11-22T10:00:00.000Z'));
+    expect(attemptsOf(s.get('req_1')!)).toBe(1);
+    await s.recordAttempt('req_1', 't1');
+    await s.releaseAttempt('req_2', 't1');
+    expect([attemptsOf(s.get('req_1')!), attemptsOf(s.get('req_2')!)]).toEqual([2, 0]);
+    // No journal line for a first run: only the resume and the clean stop wrote one each.
+    expect(readFileSync(journal, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { t: string }).t)).toEqual(['c', 'c', 'a', 'p']);
     await s.close();
+    const again = new RequestStore(journal);
+    expect([attemptsOf(again.get('req_1')!), attemptsOf(again.get('req_2')!)]).toEqual([2, 0]);
+    await again.close();
+  });
+
+  it('compaction keeps the attempt count; a final request ignores later attempt records', async () => {
+    const s = new RequestStore(journal);
+    await s.create(entry('req_1', '2026-11-22T10:00:00.000Z'));
+    await s.create(entry('req_2', '2026-11-22T10:00:00.000Z'));
+    await s.recordAttempt('req_1', 't1');
+    await s.markDone('req_2', 't2', { v: 27 });
+    await s.recordAttempt('req_2', 't3');
+    await s.compact();
+    expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(2);
+    await s.close();
+    const again = new RequestStore(journal);
+    expect(again.get('req_1')).toMatchObject({ status: 'PENDING', attempts: 2 });
+    expect(again.get('req_2')).toMatchObject({ status: 'DONE' });
+    expect(again.get('req_2')!.attempts).toBeUndefined();
+    await again.close();
   });
 
   it('starts empty when there is no journal yet', async () => {
     writeFileSync(join(home.home, 'other'), '');
-    const s = new RequestStore(journal, home.home);
+    const s = new RequestStore(journal);
     expect(s.size).toBe(0);
     expect(s.list(5)).toEqual([]);
     await s.close();

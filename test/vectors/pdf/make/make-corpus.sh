@@ -1,6 +1,8 @@
 #!/bin/sh
 # Rebuilds every committed corpus PDF in test/vectors/pdf/ with tools on the project machine:
 # node (pdf-lib), poppler's pdftocairo, qpdf 11, mupdf-tools 1.21 (mutool), openssl 3.
+# Real documents with footers and footnotes (issue 11, stamps that never hide the document):
+# LibreOffice 7.4 (Debian libreoffice-writer-nogui) and groff 1.22 (Debian groff, gropdf).
 # Usage (from anywhere): sh test/vectors/pdf/make/make-corpus.sh
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,5 +39,13 @@ openssl x509 -req -in "$tmp/signer.csr" -CA "$tmp/ca.pem" -CAkey "$tmp/ca.key" -
 openssl pkcs12 -export -in "$tmp/signer.pem" -inkey "$tmp/signer.key" -certfile "$tmp/ca.pem" \
   -out "$tmp/signer.p12" -passout pass:corpus
 mutool sign -s "$tmp/signer.p12" -P corpus -o "$out/mutool-signed.pdf" "$out/hand-signature-field.pdf" 6
+
+# A LibreOffice Writer document: three A4 pages of justified text, footnotes on pages 1 and 3,
+# a centred footer on every page (the default stamp's box lands on page 3's footnote and footer).
+soffice --headless --convert-to pdf --outdir "$tmp" "$here/libreoffice-footnotes.fodt" >/dev/null 2>&1
+cp "$tmp/libreoffice-footnotes.pdf" "$out/libreoffice-footnotes.pdf"
+
+# A groff manual page (gropdf, standard Type 1 fonts not embedded): header and footer lines.
+groff -man -Tpdf "$here/localsign.1" > "$out/groff-man.pdf"
 
 ls -l "$out"/*.pdf

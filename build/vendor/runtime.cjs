@@ -1,0 +1,38 @@
+// Bundled into dist/localsign.cjs in place of the large third-party packages (pdf-lib, fontkit,
+// undici, the stamp font). They live in dist/localsign-vendor.cjs, read on first use: the service
+// answers /health without parsing them (issue 10: start-up ≤ 150 ms). Beside the bundle as a
+// file, or embedded in the single executable as a SEA asset, like the worker bundle.
+'use strict';
+const ASSET = 'localsign-vendor.cjs';
+let table = null;
+
+function vendorTable() {
+  if (table) return table;
+  let sea = null;
+  try {
+    sea = require('node:sea');
+  } catch {
+    /* before Node 20.12: not a single executable */
+  }
+  if (sea && sea.isSea()) {
+    const mod = { exports: {} };
+    // Only builtins are required from the vendor bundle, which the executable's require serves.
+    new Function('module', 'exports', 'require', sea.getAsset(ASSET, 'utf8'))(mod, mod.exports, require);
+    table = mod.exports;
+  } else {
+    const path = require('node:path').join(__dirname, ASSET);
+    try {
+      table = require(path);
+    } catch (e) {
+      throw new Error(`cannot load ${path}, which dist/localsign.cjs needs beside it for PDF work and the remote platform (${e && e.message})`);
+    }
+  }
+  return table;
+}
+
+/** The module a vendored import names, evaluated on its first use. */
+module.exports = function vendor(name) {
+  const load = vendorTable()[name];
+  if (!load) throw new Error(`${ASSET} has no module ${name}: rebuild with npm run build`);
+  return load();
+};

@@ -1,0 +1,256 @@
+// Generated from the OpenAPI document by build/openapi-to-ts.mjs (npm run client:types).
+// Do not edit: change src/api/request-schemas.ts or src/api/response-schemas.ts instead.
+
+export interface ErrorBody {
+  /** Short message naming the field and what was expected; never a traceback */
+  error: string;
+  /** Id of the record in GET /v1/errors and errors.jsonl */
+  error_id: string;
+}
+
+export interface Accepted {
+  /** Read the outcome at GET /v1/results/{request_id} */
+  request_id: string;
+  status: "PENDING";
+}
+
+export interface PendingResult {
+  request_id: string;
+  status: "PENDING";
+}
+
+export interface ErrorResult {
+  request_id: string;
+  status: "ERROR";
+  /** Why the signing failed */
+  error: string;
+  /** Its record in GET /v1/errors */
+  error_id: string;
+}
+
+export interface PadesResult {
+  request_id: string;
+  status: "DONE";
+  /** The signed PDF: the input bytes are its exact prefix (incremental update) */
+  pdf_base64: string;
+  /** Present when something deserves a look, e.g. a stamp moved off the page's content to free space */
+  warnings?: string[];
+}
+
+export interface EvmResult {
+  request_id: string;
+  status: "DONE";
+  /** 0x + 64 lowercase hex digits */
+  r: string;
+  /** 0x + 64 lowercase hex digits, low-s (EIP-2) */
+  s: string;
+  /** 27 + y_parity without chain_id; chain_id * 2 + 35 + y_parity with it (EIP-155) */
+  v: number;
+  /** The recovery id; typed transactions use it */
+  y_parity: 0 | 1;
+  /** EIP-55 address of the credential; the service recovered it from the signature */
+  address: string;
+  chain_id: number | null;
+}
+
+/** Per signature in file order; `valid` is the verdict per signature and for the document */
+export interface VerifyReport {
+  valid: boolean;
+  signatures: ({
+    valid: boolean;
+    field: string;
+    kind: "signature" | "document_timestamp";
+    sub_filter?: string | null;
+    signer?: Certificate | null;
+    claimed_signing_time?: string | null;
+    digest_valid: boolean;
+    byte_range: number[] | null;
+    covers_whole_document: boolean;
+    changes_after: {
+      level?: "none" | "dss_and_timestamps" | "signing_and_forms" | "annotations" | "other";
+      changes?: string[];
+      allowed?: boolean;
+      docmdp_permission?: 1 | 2 | 3 | null;
+    };
+    certifies?: 1 | 2 | 3 | null;
+    chain: {
+      trusted?: boolean;
+      path?: string[];
+      failures?: string[];
+    };
+    timestamp?: {
+      time?: string | null;
+      valid?: boolean;
+      authority?: string | null;
+      trusted?: boolean;
+      chain_failures?: string[];
+      problems?: string[];
+    } | null;
+    revocation: ({
+      certificate?: string;
+      status?: "good" | "revoked" | "unknown" | "no_data";
+      source?: "ocsp" | "crl" | null;
+      revoked_at?: string | null;
+      checked_at?: string | null;
+      problems?: string[];
+    })[];
+    level: "B-B" | "B-T" | "B-LT" | "B-LTA" | null;
+    problems: string[];
+  })[];
+}
+
+export type Result = PendingResult | ErrorResult | PadesResult | EvmResult;
+
+export interface ResultEntry {
+  request_id: string;
+  status: "PENDING" | "DONE" | "ERROR";
+  kind: "pades" | "blockchain";
+  credential_key: string;
+  created_at: string;
+  /** null while PENDING */
+  completed_at: string | null;
+}
+
+export interface ResultList {
+  /** Newest first; only this application key’s requests */
+  results: ResultEntry[];
+}
+
+export interface Certificate {
+  /** RFC 4514 */
+  subject: string;
+  /** RFC 4514 */
+  issuer: string;
+  /** lowercase hex */
+  serial: string;
+  not_before: string;
+  not_after: string;
+}
+
+export interface Credential {
+  /** Use it in sign requests */
+  credential_key: string;
+  type: "pades" | "evm";
+  name: string;
+  /** chip: this machine's signing chip; platform: the remote platform signs */
+  engine: "chip" | "platform";
+  /** null for evm credentials */
+  default_design_key: string | null;
+  /** pades: the signer certificate */
+  certificate?: Certificate | null;
+  /** pades: base64 DER, signer first, root last */
+  certificate_chain?: string[];
+  /** evm: EIP-55 address */
+  address?: string;
+}
+
+export interface CredentialList {
+  credentials: Credential[];
+}
+
+export interface DesignVariable {
+  name: string;
+  required: boolean;
+  description: string;
+}
+
+export interface Design {
+  /** Use it as design_key in POST /v1/pades/sign */
+  design_key: string;
+  name: string;
+  variables: DesignVariable[];
+}
+
+export interface DesignList {
+  designs: Design[];
+}
+
+export interface CacheSummary {
+  credentials: number;
+  designs: number;
+}
+
+export interface SyncAnswer {
+  ok: true;
+  credentials: number;
+  designs: number;
+  cache: CacheSummary;
+}
+
+export interface ErrorRecord {
+  error_id: string;
+  /** The message the caller got */
+  short: string;
+  ts: string;
+  /** Kind of error (validation, auth, routing, platform, signing, internal, …) */
+  type: string;
+  /** The request it belongs to, or null (a refused call has no request) */
+  request_id: string | null;
+  /** The HTTP status answered, or null for a failure after the 202 */
+  status: number | null;
+}
+
+export interface ErrorList {
+  /** Newest first; only this application key’s records */
+  errors: ErrorRecord[];
+}
+
+export interface Health {
+  ok: true;
+  service: "local-signing-service";
+  paired: boolean;
+  /** null when unpaired or revoked; 0 on the embedded platform */
+  tenant_id: number | null;
+  version: string;
+  commit: string;
+  /** 1 before 0.2.0 (no /v1/sync, /v1/results, /v1/errors); 2 from 0.2.0 */
+  api_version: number;
+  cache: CacheSummary;
+  platform?: "remote" | "embedded" | null;
+}
+
+export interface ReceiveAnswer {
+  ok: true;
+  duplicate?: boolean;
+}
+
+/** PLATFORM.md "Push" */
+export interface ReceiveBody {
+  request_id: string;
+  status: "DONE" | "ERROR";
+}
+
+export interface SignPdfRequest {
+  /** The PDF in base64; malformed encodings are repaired by the tolerance rules (spec §7) or refused */
+  pdf_base64: string;
+  /** A pades credential (GET /v1/credentials) */
+  credential_key: string;
+  /** Stamp design (GET /v1/designs); absent or null: the credential's default design */
+  design_key?: string | null;
+  /** Values for the design's variables */
+  variables?: Record<string, string> | null;
+  /** /Reason of the signature; also fills the design variable of that name */
+  reason?: string | null;
+  /** /Location of the signature; also fills the design variable of that name */
+  location?: string | null;
+  /** /Name of the signature; also fills the design variable of that name */
+  signer_name?: string | null;
+  /** PAdES baseline level; absent or null: the service default (serve --pades-level: B-T with a timestamp authority, else B-B). B-T and above need a timestamp authority */
+  level?: "B-B" | "B-T" | "B-LT" | "B-LTA" | null;
+  /** Make it a certification signature with DocMDP /P: 1 no changes, 2 form filling and signing, 3 also annotations; refused on a document already signed */
+  certify?: 1 | 2 | 3 | null;
+}
+
+export interface VerifyPdfRequest {
+  /** The signed PDF in base64 (the tolerance rules of the sign route apply); it is not stored */
+  pdf_base64: string;
+}
+
+export interface SignHashRequest {
+  /** keccak256 of the transaction: 64 hex digits, with or without 0x, any case */
+  tx_hash: string;
+  /** An evm credential (GET /v1/credentials) */
+  credential_key: string;
+  /** EIP-155 chain id: v = chain_id * 2 + 35 + y_parity; absent or null: v = 27 + y_parity */
+  chain_id?: number | null;
+}

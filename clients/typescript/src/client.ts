@@ -1,0 +1,271 @@
+import type {
+  Accepted,
+  CredentialList,
+  DesignList,
+  ErrorBody,
+  ErrorList,
+  ErrorResult,
+  EvmResult,
+  Health,
+  PadesResult,
+  Result,
+  ResultList,
+  SignHashRequest,
+  SignPdfRequest,
+  SyncAnswer,
+  VerifyReport,
+} from './api-types.js';
+import { toBase64 } from './base64.js';
+import { LocalsignApiError, LocalsignApiVersionError, LocalsignConnectionError } from './errors.js';
+
+export interface LocalsignClientOptions {
+  /** Default `http://127.0.0.1:8300` (the service's default listen address). */
+  baseUrl?: string;
+  /** The application key, `wrp_…` (`localsign wrapper:create`). Not needed for `health()`. */
+  key?: string;
+  /** Its secret, `wsec_…`. */
+  secret?: string;
+  /** Another fetch (a test double, a proxy-aware one); default the global fetch of Node 20+/Electron. */
+  fetch?: typeof fetch;
+  /** Longest single HTTP exchange, default 60 s (a long poll adds its own wait to it). */
+  timeoutMs?: number;
+}
+
+/** A PDF as bytes, or already in base64 (the tolerance rules of the service apply to it). */
+export type SignPdfInput = Omit<SignPdfRequest, 'pdf_base64'> & ({ pdf: Uint8Array | ArrayBuffer } | { pdf_base64: string });
+
+export interface WaitOptions {
+  signal?: AbortSignal;
+  /** Give up (LocalsignTimeoutError-like AbortError) after this long; default: wait until DONE or ERROR. */
+  timeoutMs?: number;
+  /** Seconds one long poll may hold (the service clamps to 30); default 25. */
+  pollSeconds?: number;
+}
+
+export type FinalResult = PadesResult | EvmResult | ErrorResult;
+
+const NEEDS_API_2 = { listResults: 'GET /v1/results', listErrors: 'GET /v1/errors', sync: 'POST /v1/sync' } as const;
+/**
+ * Above this size `signPdf` sends the PDF itself (`Content-Type: application/pdf`, the fields as
+ * query parameters) instead of base64 in JSON: a third less to send, and no base64 text held on
+ * either side. The service's extension since 0.2.0 (api_version 2).
+ */
+const RAW_TRANSPORT_FROM_BYTES = 8 * 1024 * 1024;
+const DEFAULT_BASE = 'http://127.0.0.1:8300';
+
+/**
+ * The localsign HTTP API (docs/integrators.md; the types are generated from its OpenAPI
+ * document). fetch-based with no dependencies: Node 20+ and Electron.
+ */
+export class LocalsignClient {
+  readonly baseUrl: string;
+  private readonly doFetch: typeof fetch;
+  private readonly timeoutMs: number;
+  private apiVersion: Promise<Health> | null = null;
+
+  constructor(private readonly options: LocalsignClientOptions = {}) {
+    this.baseUrl = (options.baseUrl ?? DEFAULT_BASE).replace(/\/+$/, '');
+    this.doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+  }
+
+  /** GET /health: no key needed. */
+  health(o: { signal?: AbortSignal } = {}): Promise<Health> {
+    return this.request<Health>('GET', '/health', { auth: false, signal: o.signal });
+  }
+
+  /**
+   * POST /v1/pades/sign: 202 `{request_id, status: "PENDING"}`; then `waitFor`. A large document
+   * given as bytes goes as the raw `application/pdf` body (`transport: 'json'` forces base64).
+   */
+  signPdf(input: SignPdfInput, o: { signal?: AbortSignal; transport?: 'auto' | 'json' | 'raw' } = {}): Promise<Accepted> {
+    const { pdf, ...rest } = input as SignPdfRequest & { pdf?: Uint8Array | ArrayBuffer };
+    const bytes = pdf === undefined ? undefined : pdf instanceof Uint8Array ? pdf : new Uint8Array(pdf);
+    const raw = bytes !== undefined && (o.transport === 'raw' || (o.transport !== 'json' && bytes.length >= RAW_TRANSPORT_FROM_BYTES));
+    if (raw) {
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries(rest)) {
+        if (value === null || value === undefined) continue;
+        if (name === 'variables') for (const [v, text] of Object.entries(value as Record<string, string>)) query.append(`var.${v}`, text);
+        else query.append(name, String(value));
+      }
+      return this.request<Accepted>('POST', `/v1/pades/sign?${query}`, { raw: bytes, signal: o.signal });
+    }
+    const body: SignPdfRequest = bytes !== undefined ? { ...rest, pdf_base64: toBase64(bytes) } : (rest as SignPdfRequest);
+    return this.request<Accepted>('POST', '/v1/pades/sign', { body, signal: o.signal });
+  }
+
+  /**
+   * POST /v1/pades/verify: checks a signed PDF's signatures on the service's machine (a report,
+   * not a signature; the document is not stored): `{valid, signatures: […]}` in file order.
+   */
+  verifyPdf(input: { pdf: Uint8Array | ArrayBuffer } | { pdf_base64: string }, o: { signal?: AbortSignal } = {}): Promise<VerifyReport> {
+    const body = 'pdf' in input ? { pdf_base64: toBase64(input.pdf instanceof Uint8Array ? input.pdf : new Uint8Array(input.pdf)) } : { pdf_base64: input.pdf_base64 };
+    return this.request<VerifyReport>('POST', '/v1/pades/verify', { body, signal: o.signal });
+  }
+
+  /** GET /v1/results/{id}/pdf: the signed PDF itself once DONE (404 before), without base64. */
+  async getResultPdf(requestId: string, o: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
+    return this.request<Uint8Array>('GET', `/v1/results/${encodeURIComponent(requestId)}/pdf`, { signal: o.signal, binary: true });
+  }
+
+  /** POST /v1/blockchain/sign: 202 `{request_id, status: "PENDING"}`; then `waitFor`. */
+  signHash(input: SignHashRequest, o: { signal?: AbortSignal } = {}): Promise<Accepted> {
+    return this.request<Accepted>('POST', '/v1/blockchain/sign', { body: input, signal: o.signal });
+  }
+
+  /** GET /v1/results/{id}; `wait` (seconds, at most 30) holds a PENDING answer. */
+  getResult(requestId: string, o: { wait?: number; signal?: AbortSignal } = {}): Promise<Result> {
+    const query = o.wait ? `?wait=${Math.max(0, Math.floor(o.wait))}` : '';
+    return this.request<Result>('GET', `/v1/results/${encodeURIComponent(requestId)}${query}`, { signal: o.signal, extraMs: (o.wait ?? 0) * 1000 });
+  }
+
+  /**
+   * Long-polls until the request is DONE or ERROR and returns that result (an ERROR result is
+   * returned, not thrown: it is the outcome of the request, and `error_id` names its record).
+   * An answer sooner than asked (an older service without `?wait`) and a lost connection are
+   * retried with backoff, from 100 ms up to 2 s. `signal` aborts it.
+   */
+  async waitFor(requestId: string, o: WaitOptions = {}): Promise<FinalResult> {
+    const pollSeconds = Math.min(30, Math.max(1, o.pollSeconds ?? 25));
+    const signal = o.timeoutMs !== undefined ? anySignal([o.signal, AbortSignal.timeout(o.timeoutMs)]) : o.signal;
+    let backoff = 100;
+    for (;;) {
+      signal?.throwIfAborted();
+      const started = Date.now();
+      let result: Result | null = null;
+      try {
+        result = await this.getResult(requestId, { wait: pollSeconds, signal });
+      } catch (e) {
+        // A service restarting keeps the request (it resumes PENDING work): try again.
+        if (!(e instanceof LocalsignConnectionError) || signal?.aborted) throw e;
+      }
+      if (result && result.status !== 'PENDING') return result as FinalResult;
+      if (result && Date.now() - started >= pollSeconds * 1000 - 250) {
+        backoff = 100; // a full long poll paced it
+        continue;
+      }
+      await sleep(backoff, signal);
+      backoff = Math.min(2000, backoff * 2);
+    }
+  }
+
+  /** GET /v1/results: this key's recent requests, newest first (api_version 2). */
+  async listResults(o: { limit?: number; signal?: AbortSignal } = {}): Promise<ResultList> {
+    await this.requireApi2('listResults', o.signal);
+    return this.request<ResultList>('GET', `/v1/results${o.limit ? `?limit=${o.limit}` : ''}`, { signal: o.signal });
+  }
+
+  /** GET /v1/credentials. */
+  listCredentials(o: { signal?: AbortSignal } = {}): Promise<CredentialList> {
+    return this.request<CredentialList>('GET', '/v1/credentials', { signal: o.signal });
+  }
+
+  /** GET /v1/designs. */
+  listDesigns(o: { signal?: AbortSignal } = {}): Promise<DesignList> {
+    return this.request<DesignList>('GET', '/v1/designs', { signal: o.signal });
+  }
+
+  /** POST /v1/sync: reload credentials and designs from the platform (api_version 2). */
+  async sync(o: { signal?: AbortSignal } = {}): Promise<SyncAnswer> {
+    await this.requireApi2('sync', o.signal);
+    return this.request<SyncAnswer>('POST', '/v1/sync', { signal: o.signal });
+  }
+
+  /** GET /v1/errors: this key's recorded errors, newest first (api_version 2). */
+  async listErrors(o: { limit?: number; requestId?: string; signal?: AbortSignal } = {}): Promise<ErrorList> {
+    await this.requireApi2('listErrors', o.signal);
+    const q = new URLSearchParams();
+    if (o.limit) q.set('limit', String(o.limit));
+    if (o.requestId) q.set('request_id', o.requestId);
+    const query = q.size > 0 ? `?${q.toString()}` : '';
+    return this.request<ErrorList>('GET', `/v1/errors${query}`, { signal: o.signal });
+  }
+
+  /** Spec §9: check `api_version` (once per client) before an endpoint that 0.2.0 added. */
+  private async requireApi2(op: keyof typeof NEEDS_API_2, signal?: AbortSignal): Promise<void> {
+    this.apiVersion ??= this.health({ signal });
+    let health: Health;
+    try {
+      health = await this.apiVersion;
+    } catch (e) {
+      this.apiVersion = null; // not cached: the next call asks again
+      throw e;
+    }
+    // Services before 0.2.0 have no api_version field: they are api_version 1.
+    const found = typeof health.api_version === 'number' ? health.api_version : 1;
+    if (found < 2) throw new LocalsignApiVersionError(NEEDS_API_2[op], 2, found, typeof health.version === 'string' ? health.version : null);
+  }
+
+  private async request<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    o: { body?: unknown; raw?: Uint8Array; binary?: boolean; auth?: boolean; signal?: AbortSignal; extraMs?: number },
+  ): Promise<T> {
+    const headers: Record<string, string> = { accept: o.binary ? 'application/pdf, application/json' : 'application/json' };
+    if (o.auth !== false && this.options.key !== undefined) headers['x-wrapper-key'] = this.options.key;
+    if (o.auth !== false && this.options.secret !== undefined) headers['x-wrapper-secret'] = this.options.secret;
+    if (o.body !== undefined) headers['content-type'] = 'application/json';
+    if (o.raw !== undefined) headers['content-type'] = 'application/pdf';
+    const signal = anySignal([o.signal, AbortSignal.timeout(this.timeoutMs + (o.extraMs ?? 0))]);
+    let res: Response;
+    try {
+      // A Uint8Array is a valid fetch body; the cast only bridges lib.dom's and @types/node's
+      // differing BodyInit types across the two tsconfigs this file compiles under.
+      res = await this.doFetch(this.baseUrl + path, { method, headers, body: (o.raw as unknown as string | undefined) ?? (o.body === undefined ? undefined : JSON.stringify(o.body)), signal });
+    } catch (e) {
+      if (o.signal?.aborted) throw o.signal.reason;
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      const why = cause?.code ?? cause?.message ?? (e as Error).message;
+      throw new LocalsignConnectionError(`localsign is not reachable at ${this.baseUrl} (${why}): is \`localsign serve\` running?`, { cause: e });
+    }
+    if (o.binary && res.ok) return new Uint8Array(await res.arrayBuffer()) as T;
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text === '' ? null : JSON.parse(text);
+    } catch {
+      json = null;
+    }
+    if (!res.ok) {
+      const body = (json ?? {}) as Partial<ErrorBody>;
+      const retry = res.headers.get('retry-after');
+      throw new LocalsignApiError(typeof body.error === 'string' ? body.error : `HTTP ${res.status} from ${method} ${path.split('?')[0]}`, res.status, typeof body.error_id === 'string' ? body.error_id : null, retry !== null && /^\d+$/.test(retry) ? Number(retry) : null);
+    }
+    if (json === null) throw new LocalsignApiError(`${method} ${path.split('?')[0]} answered ${res.status} without a JSON body`, res.status, null);
+    return json as T;
+  }
+}
+
+/** One signal that aborts when any of them does (AbortSignal.any is Node 20.3+). */
+function anySignal(signals: (AbortSignal | undefined)[]): AbortSignal {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  if (present.length === 1) return present[0]!;
+  const any = (AbortSignal as { any?: (s: AbortSignal[]) => AbortSignal }).any;
+  if (any) return any(present);
+  const controller = new AbortController();
+  for (const s of present) {
+    if (s.aborted) {
+      controller.abort(s.reason);
+      break;
+    }
+    s.addEventListener('abort', () => controller.abort(s.reason), { once: true });
+  }
+  return controller.signal;
+}
+
+/** As platform/remote.ts's sleep: the client imports nothing from the service (its own package). */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

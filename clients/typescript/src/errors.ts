@@ -1,0 +1,72 @@
+/**
+ * What the client throws. Every failure the service answers carries its HTTP `status` and the
+ * `error_id` under which the service recorded it (GET /v1/errors, errors.jsonl, `localsign
+ * report`); `kind` names what to do about it (docs/integrators.md "Errors").
+ */
+
+export type ApiErrorKind =
+  | 'unauthorized' // 401: key or secret missing, wrong or revoked
+  | 'forbidden' // 403: Host/Origin not served, or a credential this key may not use
+  | 'not_found' // 404: no such request for this key
+  | 'method_not_allowed' // 405
+  | 'not_paired' // 409: run `localsign init`
+  | 'too_large' // 413: body over `serve --max-body`
+  | 'invalid' // 422: the message names the field
+  | 'rate_limited' // 429
+  | 'upstream' // 502: the platform is unreachable or failing
+  | 'internal' // 500
+  | 'unknown';
+
+const KIND_OF_STATUS: Record<number, ApiErrorKind> = {
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'not_paired',
+  413: 'too_large',
+  422: 'invalid',
+  429: 'rate_limited',
+  500: 'internal',
+  502: 'upstream',
+};
+
+/** The service answered a failure: `{error, error_id}` with an HTTP status. */
+export class LocalsignApiError extends Error {
+  override readonly name = 'LocalsignApiError';
+  readonly kind: ApiErrorKind;
+  constructor(
+    message: string,
+    readonly status: number,
+    /** `err_…`: the record of this failure on the service's machine; null when the body had none. */
+    readonly error_id: string | null,
+    /** `Retry-After` in seconds (429), when given. */
+    readonly retryAfter: number | null = null,
+  ) {
+    super(message);
+    this.kind = KIND_OF_STATUS[status] ?? 'unknown';
+  }
+}
+
+/** No answer at all: the service is not running at that address, or the connection broke. */
+export class LocalsignConnectionError extends Error {
+  override readonly name = 'LocalsignConnectionError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/**
+ * Spec §9: `GET /v1/results`, `GET /v1/errors` and `POST /v1/sync` exist from api_version 2
+ * (localsign 0.2.0); an older service is refused before the call instead of answering a 404.
+ */
+export class LocalsignApiVersionError extends Error {
+  override readonly name = 'LocalsignApiVersionError';
+  constructor(
+    readonly operation: string,
+    readonly required: number,
+    readonly found: number,
+    readonly version: string | null,
+  ) {
+    super(`${operation} needs api_version ${required} (localsign 0.2.0 or later); the service at this address reports api_version ${found}${version ? ` (version ${version})` : ''}: upgrade it`);
+  }
+}

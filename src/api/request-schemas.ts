@@ -1,0 +1,174 @@
+/**
+ * One description per request body (fields, types, bounds, required), from which both the
+ * validator (`parseBody`) and the OpenAPI schema (`bodySchema`) are derived, so the document
+ * cannot promise what the service refuses. The checks themselves stay in validate.ts (their exact
+ * messages are part of the contract); a field kind only says which check applies. A new field is
+ * one entry here; a new kind is one case in `parseField` and one in `fieldSchema`.
+ */
+import { MAX_CHAIN_ID, parseChainId, parseTxHash } from '../evm';
+import { InvalidInputError } from '../errors/errors';
+import { assertKnownFields, DISPLAY_TEXT_PATTERN, FIELD_MAX_CHARS, optionalDisplayText, optionalString, optionalStringMap, requiredString, typeName, VARIABLE_NAME_MAX_CHARS, VARIABLES_MAX_ENTRIES } from './validate';
+
+export type JsonSchema = Record<string, unknown>;
+
+export type FieldKind =
+  /** A document in base64: presence only here; the tolerance rules decode it (pades/base64-repair.ts). */
+  | 'document'
+  /** Text of at most FIELD_MAX_CHARS characters; `nonEmpty`: "" is refused (it would name nothing). */
+  | 'text'
+  /** Text a reader of the signature sees (/Name, /Reason, /Location, the stamp): no controls, no bidi overrides. */
+  | 'display_text'
+  /** Design variables: name -> text (CONTRACT bounds). */
+  | 'text_map'
+  /** 32 bytes as 64 hex digits after an optional 0x (CONTRACT tx_hash). */
+  | 'hash32'
+  /** EIP-155 chain id (CONTRACT chain_id). */
+  | 'chain_id'
+  /** A PAdES baseline level, ETSI EN 319 142-1 §4 (CONTRACT extension `level`). */
+  | 'pades_level'
+  /** A DocMDP permission 1, 2 or 3, ISO 32000-1 Table 254 (CONTRACT extension `certify`). */
+  | 'docmdp';
+
+export interface FieldSpec {
+  kind: FieldKind;
+  required: boolean;
+  nonEmpty?: boolean;
+  description: string;
+}
+
+export type BodySpec = Readonly<Record<string, FieldSpec>>;
+
+/** The values a body spec parses to, by kind. */
+type ValueOf<F extends FieldSpec> = F['kind'] extends 'hash32'
+  ? Uint8Array
+  : F['kind'] extends 'pades_level'
+    ? PadesLevel | null
+  : F['kind'] extends 'docmdp'
+    ? 1 | 2 | 3 | null
+  : F['kind'] extends 'chain_id'
+    ? number | null
+    : F['kind'] extends 'text_map'
+      ? Record<string, string>
+      : F['kind'] extends 'document'
+        ? unknown
+        : F['required'] extends true
+          ? string
+          : string | null;
+export type Parsed<B extends BodySpec> = { -readonly [K in keyof B]: ValueOf<B[K]> };
+
+/** POST /v1/pades/sign (spec §4, CONTRACT bounds). Order matters: it is the order of the checks. */
+export const PADES_SIGN_BODY = {
+  pdf_base64: { kind: 'document', required: true, description: 'The PDF in base64; malformed encodings are repaired by the tolerance rules (spec §7) or refused' },
+  credential_key: { kind: 'text', required: true, nonEmpty: true, description: 'A pades credential (GET /v1/credentials)' },
+  design_key: { kind: 'text', required: false, nonEmpty: true, description: "Stamp design (GET /v1/designs); absent or null: the credential's default design" },
+  variables: { kind: 'text_map', required: false, description: "Values for the design's variables" },
+  reason: { kind: 'display_text', required: false, description: '/Reason of the signature; also fills the design variable of that name' },
+  location: { kind: 'display_text', required: false, description: '/Location of the signature; also fills the design variable of that name' },
+  signer_name: { kind: 'display_text', required: false, description: '/Name of the signature; also fills the design variable of that name' },
+  level: { kind: 'pades_level', required: false, description: 'PAdES baseline level; absent or null: the service default (serve --pades-level: B-T with a timestamp authority, else B-B). B-T and above need a timestamp authority' },
+  certify: { kind: 'docmdp', required: false, description: 'Make it a certification signature with DocMDP /P: 1 no changes, 2 form filling and signing, 3 also annotations; refused on a document already signed' },
+} as const satisfies BodySpec;
+
+/** POST /v1/pades/verify (CONTRACT extension): the document only, under the same tolerance rules. */
+export const PADES_VERIFY_BODY = {
+  pdf_base64: { kind: 'document', required: true, description: 'The signed PDF in base64 (the tolerance rules of the sign route apply); it is not stored' },
+} as const satisfies BodySpec;
+
+/** POST /v1/blockchain/sign (spec §4, CONTRACT tx_hash and chain_id). */
+export const BLOCKCHAIN_SIGN_BODY = {
+  tx_hash: { kind: 'hash32', required: true, description: 'keccak256 of the transaction: 64 hex digits, with or without 0x, any case' },
+  credential_key: { kind: 'text', required: true, nonEmpty: true, description: 'An evm credential (GET /v1/credentials)' },
+  chain_id: { kind: 'chain_id', required: false, description: 'EIP-155 chain id: v = chain_id * 2 + 35 + y_parity; absent or null: v = 27 + y_parity' },
+} as const satisfies BodySpec;
+
+function parseField(body: Record<string, unknown>, name: string, field: FieldSpec): unknown {
+  switch (field.kind) {
+    case 'document':
+      if (body[name] === undefined || body[name] === null) throw new InvalidInputError(`${name} is required`);
+      return body[name];
+    case 'text': {
+      if (field.required) return requiredString(body, name);
+      const v = optionalString(body, name);
+      // "" is not "absent" (only null is, CONTRACT): for a key it names nothing, and treating it
+      // as none would drop the credential's default stamp without a word.
+      if (field.nonEmpty && v === '') throw new InvalidInputError(`${name} must not be empty`);
+      return v;
+    }
+    case 'display_text':
+      return optionalDisplayText(body, name);
+    case 'text_map':
+      return optionalStringMap(body, name);
+    case 'hash32':
+      return parseTxHash(body[name]);
+    case 'chain_id':
+      return parseChainId(body[name]);
+    case 'pades_level': {
+      const v = body[name];
+      if (v === undefined || v === null) return null;
+      const level = PADES_LEVELS.find((l) => l === v);
+      if (!level) throw new InvalidInputError(`${name} must be one of ${PADES_LEVELS.map((l) => `"${l}"`).join(', ')}, got ${typeof v === 'string' ? `"${v.slice(0, 20)}"` : typeName(v)}`);
+      return level;
+    }
+    case 'docmdp': {
+      const v = body[name];
+      if (v === undefined || v === null) return null;
+      if (v !== 1 && v !== 2 && v !== 3) {
+        throw new InvalidInputError(`${name} must be 1 (no changes), 2 (form filling and signing) or 3 (also annotations), got ${typeof v === 'string' ? `"${v.slice(0, 20)}"` : typeName(v) === 'number' ? String(v) : typeName(v)}`);
+      }
+      return v;
+    }
+  }
+}
+
+export const PADES_LEVELS = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
+export type PadesLevel = (typeof PADES_LEVELS)[number];
+
+/**
+ * CONTRACT: an unknown field is 422 naming it; then each field in declaration order, every bound
+ * before anything is decoded or looked up.
+ */
+export function parseBody<B extends BodySpec>(body: Record<string, unknown>, spec: B): Parsed<B> {
+  assertKnownFields(body, Object.keys(spec));
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(spec)) out[name] = parseField(body, name, field);
+  return out as Parsed<B>;
+}
+
+const nullable = (schema: JsonSchema, field: FieldSpec): JsonSchema =>
+  field.required ? schema : { ...schema, type: [schema.type as string, 'null'] };
+
+/** The JSON Schema (OpenAPI 3.1 = JSON Schema 2020-12) of one field, the same bounds as parseField. */
+function fieldSchema(field: FieldSpec): JsonSchema {
+  const description = field.description;
+  switch (field.kind) {
+    case 'document':
+      return { type: 'string', contentEncoding: 'base64', contentMediaType: 'application/pdf', description };
+    case 'text':
+      return nullable({ type: 'string', ...(field.nonEmpty ? { minLength: 1 } : {}), maxLength: FIELD_MAX_CHARS, description }, field);
+    case 'display_text':
+      return nullable({ type: 'string', maxLength: FIELD_MAX_CHARS, pattern: DISPLAY_TEXT_PATTERN, description }, field);
+    case 'text_map':
+      return nullable(
+        { type: 'object', maxProperties: VARIABLES_MAX_ENTRIES, propertyNames: { maxLength: VARIABLE_NAME_MAX_CHARS }, additionalProperties: { type: 'string', maxLength: FIELD_MAX_CHARS }, description },
+        field,
+      );
+    case 'hash32':
+      return { type: 'string', pattern: '^(0[xX])?[0-9a-fA-F]{64}$', description };
+    case 'chain_id':
+      return nullable({ type: 'integer', minimum: 1, maximum: MAX_CHAIN_ID, description }, field);
+    case 'pades_level':
+      return { enum: [...PADES_LEVELS, null], description };
+    case 'docmdp':
+      return { enum: [1, 2, 3, null], description };
+  }
+}
+
+/** A closed object (CONTRACT: an unknown field in a sign request is 422). */
+export function bodySchema(spec: BodySpec): JsonSchema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: Object.entries(spec).filter(([, f]) => f.required).map(([n]) => n),
+    properties: Object.fromEntries(Object.entries(spec).map(([n, f]) => [n, fieldSchema(f)])),
+  };
+}

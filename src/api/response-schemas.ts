@@ -1,0 +1,152 @@
+/**
+ * Every answer body of the API, described once (OpenAPI 3.1 components). The routes that shape
+ * these answers are checked against them by test/integration/api/openapi-responses.test.ts, which
+ * validates real answers (success and error) with a validator from npm, so a field added to a
+ * route without a line here fails a test. The TypeScript client's types are generated from these
+ * (clients/typescript/src/api-types.ts, `npm run build`).
+ */
+import { MAX_CHAIN_ID } from '../evm';
+import type { JsonSchema } from './request-schemas';
+
+export const ref = (name: keyof typeof COMPONENT_SCHEMAS): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+const obj = (required: string[], properties: Record<string, JsonSchema>, description?: string): JsonSchema => ({
+  type: 'object',
+  ...(description ? { description } : {}),
+  required,
+  properties,
+});
+const str = (description?: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'string', ...extra, ...(description ? { description } : {}) });
+const time = (description?: string): JsonSchema => str(description, { format: 'date-time' });
+const HEX32 = '^0x[0-9a-f]{64}$';
+
+export const COMPONENT_SCHEMAS = {
+  Error: obj(['error', 'error_id'], {
+    error: str('Short message naming the field and what was expected; never a traceback'),
+    error_id: str('Id of the record in GET /v1/errors and errors.jsonl', { pattern: '^err_' }),
+  }),
+  Accepted: obj(['request_id', 'status'], {
+    request_id: str('Read the outcome at GET /v1/results/{request_id}', { pattern: '^req_' }),
+    status: { const: 'PENDING' },
+  }),
+  PendingResult: obj(['request_id', 'status'], { request_id: str(), status: { const: 'PENDING' } }),
+  ErrorResult: obj(['request_id', 'status', 'error', 'error_id'], {
+    request_id: str(),
+    status: { const: 'ERROR' },
+    error: str('Why the signing failed'),
+    error_id: str('Its record in GET /v1/errors', { pattern: '^err_' }),
+  }),
+  PadesResult: obj(['request_id', 'status', 'pdf_base64'], {
+    request_id: str(),
+    status: { const: 'DONE' },
+    pdf_base64: str('The signed PDF: the input bytes are its exact prefix (incremental update)', { contentEncoding: 'base64', contentMediaType: 'application/pdf' }),
+    warnings: { type: 'array', items: { type: 'string' }, description: 'Present when something deserves a look, e.g. a stamp moved off the page\'s content to free space' },
+  }),
+  EvmResult: obj(['request_id', 'status', 'r', 's', 'v', 'y_parity', 'address', 'chain_id'], {
+    request_id: str(),
+    status: { const: 'DONE' },
+    r: str('0x + 64 lowercase hex digits', { pattern: HEX32 }),
+    s: str('0x + 64 lowercase hex digits, low-s (EIP-2)', { pattern: HEX32 }),
+    v: { type: 'integer', minimum: 27, description: '27 + y_parity without chain_id; chain_id * 2 + 35 + y_parity with it (EIP-155)' },
+    y_parity: { enum: [0, 1], description: 'The recovery id; typed transactions use it' },
+    address: str('EIP-55 address of the credential; the service recovered it from the signature', { pattern: '^0x[0-9a-fA-F]{40}$' }),
+    chain_id: { type: ['integer', 'null'], minimum: 1, maximum: MAX_CHAIN_ID },
+  }),
+  VerifyReport: {
+    type: 'object',
+    required: ['valid', 'signatures'],
+    description: 'Per signature in file order; `valid` is the verdict per signature and for the document',
+    properties: {
+      valid: { type: 'boolean' },
+      signatures: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['valid', 'field', 'kind', 'digest_valid', 'byte_range', 'covers_whole_document', 'changes_after', 'chain', 'revocation', 'level', 'problems'],
+          properties: {
+            valid: { type: 'boolean' },
+            field: { type: 'string' },
+            kind: { enum: ['signature', 'document_timestamp'] },
+            sub_filter: { type: ['string', 'null'] },
+            signer: { oneOf: [{ $ref: '#/components/schemas/Certificate' }, { type: 'null' }] },
+            claimed_signing_time: { type: ['string', 'null'] },
+            digest_valid: { type: 'boolean' },
+            byte_range: { type: ['array', 'null'], items: { type: 'integer' } },
+            covers_whole_document: { type: 'boolean' },
+            changes_after: { type: 'object', properties: { level: { enum: ['none', 'dss_and_timestamps', 'signing_and_forms', 'annotations', 'other'] }, changes: { type: 'array', items: { type: 'string' } }, allowed: { type: 'boolean' }, docmdp_permission: { enum: [1, 2, 3, null] } } },
+            certifies: { enum: [1, 2, 3, null] },
+            chain: { type: 'object', properties: { trusted: { type: 'boolean' }, path: { type: 'array', items: { type: 'string' } }, failures: { type: 'array', items: { type: 'string' } } } },
+            timestamp: { type: ['object', 'null'], properties: { time: { type: ['string', 'null'], format: 'date-time' }, valid: { type: 'boolean' }, authority: { type: ['string', 'null'] }, trusted: { type: 'boolean' }, chain_failures: { type: 'array', items: { type: 'string' } }, problems: { type: 'array', items: { type: 'string' } } } },
+            revocation: { type: 'array', items: { type: 'object', properties: { certificate: { type: 'string' }, status: { enum: ['good', 'revoked', 'unknown', 'no_data'] }, source: { enum: ['ocsp', 'crl', null] }, revoked_at: { type: ['string', 'null'] }, checked_at: { type: ['string', 'null'] }, problems: { type: 'array', items: { type: 'string' } } } } },
+            level: { enum: ['B-B', 'B-T', 'B-LT', 'B-LTA', null] },
+            problems: { type: 'array', items: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
+  Result: { oneOf: [{ $ref: '#/components/schemas/PendingResult' }, { $ref: '#/components/schemas/ErrorResult' }, { $ref: '#/components/schemas/PadesResult' }, { $ref: '#/components/schemas/EvmResult' }] },
+  ResultEntry: obj(['request_id', 'status', 'kind', 'credential_key', 'created_at', 'completed_at'], {
+    request_id: str(),
+    status: { enum: ['PENDING', 'DONE', 'ERROR'] },
+    kind: { enum: ['pades', 'blockchain'] },
+    credential_key: str(),
+    created_at: time(),
+    completed_at: { type: ['string', 'null'], format: 'date-time', description: 'null while PENDING' },
+  }),
+  ResultList: obj(['results'], { results: { type: 'array', items: { $ref: '#/components/schemas/ResultEntry' }, description: 'Newest first; only this application key’s requests' } }),
+  Certificate: obj(['subject', 'issuer', 'serial', 'not_before', 'not_after'], {
+    subject: str('RFC 4514'),
+    issuer: str('RFC 4514'),
+    serial: str('lowercase hex', { pattern: '^[0-9a-f]+$' }),
+    not_before: time(),
+    not_after: time(),
+  }),
+  Credential: obj(['credential_key', 'type', 'name', 'engine', 'default_design_key'], {
+    credential_key: str('Use it in sign requests'),
+    type: { enum: ['pades', 'evm'] },
+    name: str(),
+    engine: { enum: ['chip', 'platform'], description: "chip: this machine's signing chip; platform: the remote platform signs" },
+    default_design_key: { type: ['string', 'null'], description: 'null for evm credentials' },
+    certificate: { oneOf: [{ $ref: '#/components/schemas/Certificate' }, { type: 'null' }], description: 'pades: the signer certificate' },
+    certificate_chain: { type: 'array', items: { type: 'string', contentEncoding: 'base64' }, description: 'pades: base64 DER, signer first, root last' },
+    address: str('evm: EIP-55 address', { pattern: '^0x[0-9a-fA-F]{40}$' }),
+  }),
+  CredentialList: obj(['credentials'], { credentials: { type: 'array', items: { $ref: '#/components/schemas/Credential' } } }),
+  DesignVariable: obj(['name', 'required', 'description'], { name: str(), required: { type: 'boolean' }, description: str() }),
+  Design: obj(['design_key', 'name', 'variables'], {
+    design_key: str('Use it as design_key in POST /v1/pades/sign'),
+    name: str(),
+    variables: { type: 'array', items: { $ref: '#/components/schemas/DesignVariable' } },
+  }),
+  DesignList: obj(['designs'], { designs: { type: 'array', items: { $ref: '#/components/schemas/Design' } } }),
+  CacheSummary: obj(['credentials', 'designs'], { credentials: { type: 'integer', minimum: 0 }, designs: { type: 'integer', minimum: 0 } }),
+  SyncAnswer: obj(['ok', 'credentials', 'designs', 'cache'], {
+    ok: { const: true },
+    credentials: { type: 'integer', minimum: 0 },
+    designs: { type: 'integer', minimum: 0 },
+    cache: { $ref: '#/components/schemas/CacheSummary' },
+  }),
+  ErrorRecord: obj(['error_id', 'short', 'ts', 'type', 'request_id', 'status'], {
+    error_id: str(undefined, { pattern: '^err_' }),
+    short: str('The message the caller got'),
+    ts: time(),
+    type: str('Kind of error (validation, auth, routing, platform, signing, internal, …)'),
+    request_id: { type: ['string', 'null'], description: 'The request it belongs to, or null (a refused call has no request)' },
+    status: { type: ['integer', 'null'], description: 'The HTTP status answered, or null for a failure after the 202' },
+  }),
+  ErrorList: obj(['errors'], { errors: { type: 'array', items: { $ref: '#/components/schemas/ErrorRecord' }, description: 'Newest first; only this application key’s records' } }),
+  Health: obj(['ok', 'service', 'paired', 'tenant_id', 'version', 'commit', 'api_version', 'cache'], {
+    ok: { const: true },
+    service: { const: 'local-signing-service' },
+    paired: { type: 'boolean' },
+    tenant_id: { type: ['integer', 'null'], description: 'null when unpaired or revoked; 0 on the embedded platform' },
+    version: str(),
+    commit: str(),
+    api_version: { type: 'integer', description: '1 before 0.2.0 (no /v1/sync, /v1/results, /v1/errors); 2 from 0.2.0' },
+    cache: { $ref: '#/components/schemas/CacheSummary' },
+    platform: { enum: ['remote', 'embedded', null] },
+  }),
+  ReceiveAnswer: obj(['ok'], { ok: { const: true }, duplicate: { type: 'boolean' } }),
+  ReceiveBody: obj(['request_id', 'status'], { request_id: str(), status: { enum: ['DONE', 'ERROR'] } }, 'PLATFORM.md "Push"'),
+} satisfies Record<string, JsonSchema>;

@@ -1,0 +1,19 @@
+import type { Context } from 'hono';
+import type { AppContext } from '../../context';
+import { decodePdfBase64 } from '../../pades/base64-repair';
+import { verifyPdf } from '../../signing/verify-pdf';
+import { readJsonObject } from '../middleware/read-body';
+import type { ApiEnv } from '../types';
+import { PADES_VERIFY_BODY, parseBody } from '../request-schemas';
+
+/**
+ * POST /v1/pades/verify (CONTRACT extension, issue 12): `{pdf_base64}` with the sign route's
+ * tolerance rules, answered `200 {valid, signatures: […]}`. A report: the document is never stored.
+ */
+export function postPadesVerify(ctx: AppContext) {
+  return async (c: Context<ApiEnv>) => {
+    const b = parseBody(await readJsonObject(c, ctx.config.maxBodyBytes, 'pdf_base64'), PADES_VERIFY_BODY);
+    const { pdf } = decodePdfBase64(b.pdf_base64);
+    return c.json(await verifyPdf(pdf, ctx.trustAnchors(), ctx.now()), 200);
+  };
+}

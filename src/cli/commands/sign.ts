@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import { defineCommand } from 'citty';
+import type { FinalResult, LocalsignClient } from '../../../clients/typescript/src/index';
+import { fromBase64 } from '../../../clients/typescript/src/index';
+import { CommandError, EXIT_FAILURE, EXIT_SIGNING_FAILED, EXIT_TIMEOUT, printData, repeatedFlag, UsageError } from '../output';
+import { assertOutputFolder, writeOutputFile } from '../output-file';
+import { startProgress } from '../progress';
+import { serviceArgs, serviceClient } from '../service-client';
+
+/**
+ * `localsign sign pdf|hash`: signing for people and shell scripts, through the running service
+ * (the same API, key and checks as any application; the service's log and audit see it as one).
+ */
+
+const waitArgs = {
+  timeout: { type: 'string', description: 'Give up waiting after this many seconds (exit 6; the request goes on). Default: until DONE or ERROR' },
+} as const;
+
+function parseTimeout(value: unknown): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^[0-9]+$/.test(String(value)) || Number(value) === 0) throw new UsageError(`--timeout must be a whole number of seconds, at least 1, got "${String(value).slice(0, 20)}"`);
+  return Number(value) * 1000;
+}
+
+/** Waits for DONE or ERROR with a progress line on a terminal; an ERROR is exit 5 naming its record. */
+async function waitForFinal(client: LocalsignClient, requestId: string, what: string, timeoutMs: number | undefined): Promise<FinalResult> {
+  const progress = startProgress(`${what}: waiting for ${requestId}`);
+  let result: FinalResult;
+  try {
+    result = await client.waitFor(requestId, { timeoutMs });
+  } catch (e) {
+    if ((e as Error).name === 'TimeoutError') {
+      throw new CommandError(`${requestId} is still PENDING after ${Math.round(timeoutMs! / 1000)} s; it goes on: \`localsign results\` shows it`, EXIT_TIMEOUT);
+    }
+    throw e;
+  } finally {
+    progress.stop();
+  }
+  if (result.status === 'ERROR') {
+    throw new CommandError(`signing failed: ${result.error} (${requestId}, ${result.error_id}; details: \`localsign report ${requestId}\`)`, EXIT_SIGNING_FAILED);
+  }
+  return result;
+}
+
+/** `--var name=value`, repeatable. */
+function parseVariables(rawArgs: string[]): Record<string, string> | undefined {
+  const pairs = repeatedFlag(rawArgs, 'var');
+  if (pairs.length === 0) return undefined;
+  const out: Record<string, string> = {};
+  for (const p of pairs) {
+    const eq = p.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--var takes name=value, got "${p.slice(0, 40)}"`);
+    out[p.slice(0, eq)] = p.slice(eq + 1);
+  }
+  return out;
+}
+
+export const signPdfCommand = defineCommand({
+  meta: { name: 'pdf', description: 'Sign a PDF through the running service (PAdES) and write the signed copy' },
+  args: {
+    ...serviceArgs,
+    ...waitArgs,
+    input: { type: 'positional', description: 'The PDF to sign', required: false },
+    out: { type: 'string', alias: 'o', description: 'Where to write the signed PDF (written atomically; "-" for stdout)' },
+    credential: { type: 'string', description: 'credential_key of a pades credential (`localsign credentials`)' },
+    design: { type: 'string', description: "design_key of the stamp (default: the credential's default design)" },
+    var: { type: 'string', description: 'A design variable, name=value (repeatable)' },
+    reason: { type: 'string', description: 'Reason for signing (/Reason, and the stamp variable of that name)' },
+    location: { type: 'string', description: 'Place of signing (/Location)' },
+    'signer-name': { type: 'string', description: 'Name of the signer (/Name)' },
+  },
+  async run({ args, rawArgs }) {
+    if (!args.input) throw new UsageError('sign pdf needs the PDF to sign: localsign sign pdf IN.pdf -o OUT.pdf --credential KEY');
+    if (!args.out) throw new UsageError('sign pdf needs -o OUT.pdf (or -o - for stdout)');
+    if (!args.credential) throw new UsageError('sign pdf needs --credential KEY (a pades credential_key; `localsign credentials` lists them)');
+    const variables = parseVariables(rawArgs);
+    const timeoutMs = parseTimeout(args.timeout);
+    const input = String(args.input);
+    let pdf: Buffer;
+    try {
+      pdf = readFileSync(input);
+    } catch (e) {
+      throw new CommandError(`cannot read ${input}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT_FAILURE);
+    }
+    if (String(args.out) !== '-') assertOutputFolder(String(args.out));
+    const client = serviceClient(args, rawArgs);
+    const accepted = await client.signPdf({
+      pdf,
+      credential_key: String(args.credential),
+      ...(args.design ? { design_key: String(args.design) } : {}),
+      ...(variables ? { variables } : {}),
+      ...(args.reason !== undefined ? { reason: String(args.reason) } : {}),
+      ...(args.location !== undefined ? { location: String(args.location) } : {}),
+      ...(args['signer-name'] !== undefined ? { signer_name: String(args['signer-name']) } : {}),
+    });
+    const result = await waitForFinal(client, accepted.request_id, `Signing ${input}`, timeoutMs);
+    if (!('pdf_base64' in result)) throw new CommandError(`${accepted.request_id} is not a PDF signature`, EXIT_FAILURE);
+    const signed = fromBase64(result.pdf_base64);
+    const out = String(args.out);
+    if (out === '-') {
+      process.stdout.write(signed);
+      return;
+    }
+    writeOutputFile(out, signed);
+    printData(Boolean(args.json), { request_id: accepted.request_id, status: result.status, out, bytes: signed.length }, () => `Signed ${input} -> ${out} (${signed.length} bytes, ${accepted.request_id})`);
+  },
+});
+
+export const signHashCommand = defineCommand({
+  meta: { name: 'hash', description: 'Sign a keccak256 transaction hash through the running service; prints r, s, v, y_parity, address' },
+  args: {
+    ...serviceArgs,
+    ...waitArgs,
+    hash: { type: 'positional', description: 'The 32-byte hash: 64 hex digits, with or without 0x', required: false },
+    credential: { type: 'string', description: 'credential_key of an evm credential (`localsign credentials`)' },
+    'chain-id': { type: 'string', description: 'EIP-155 chain id: v = chain_id * 2 + 35 + y_parity (default: none, v = 27 + y_parity)' },
+  },
+  async run({ args, rawArgs }) {
+    if (!args.hash) throw new UsageError('sign hash needs the hash: localsign sign hash 0x… --credential KEY');
+    if (!args.credential) throw new UsageError('sign hash needs --credential KEY (an evm credential_key; `localsign credentials` lists them)');
+    const chain = args['chain-id'];
+    if (chain !== undefined && !/^[0-9]{1,16}$/.test(String(chain))) throw new UsageError(`--chain-id must be a positive integer, got "${String(chain).slice(0, 20)}"`);
+    const timeoutMs = parseTimeout(args.timeout);
+    const client = serviceClient(args, rawArgs);
+    const accepted = await client.signHash({ tx_hash: String(args.hash), credential_key: String(args.credential), ...(chain !== undefined ? { chain_id: Number(chain) } : {}) });
+    const result = await waitForFinal(client, accepted.request_id, 'Signing the hash', timeoutMs);
+    if (!('r' in result)) throw new CommandError(`${accepted.request_id} is not a hash signature`, EXIT_FAILURE);
+    printData(Boolean(args.json), result, () =>
+      [`r: ${result.r}`, `s: ${result.s}`, `v: ${result.v}`, `y_parity: ${result.y_parity}`, `address: ${result.address}`, `chain_id: ${result.chain_id ?? 'none'}`, `request_id: ${result.request_id}`].join('\n'),
+    );
+  },
+});
+
+export const signCommand = defineCommand({
+  meta: { name: 'sign', description: 'Sign a PDF or a transaction hash through the running service' },
+  subCommands: { pdf: signPdfCommand, hash: signHashCommand },
+});

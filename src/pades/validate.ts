@@ -1,0 +1,253 @@
+/**
+ * Local validation of every signature of a PDF (issue 12), a report and never a signature: for
+ * each, in file order, the signer, whether the digest and signature hold, the /ByteRange and its
+ * coverage, the changes made after it and whether DocMDP allows them, the chain to the operator's
+ * trust anchors, the timestamp, revocation from the data embedded in the document (the DSS; no
+ * network here) and the PAdES level reached (ETSI EN 319 142-1 §5: B-B, B-T, B-LT, B-LTA).
+ * Pure: the trust anchors and the time come in. The reader is the engine's own.
+ */
+import { PDFDict, PDFHexString, PDFName, PDFString } from 'pdf-lib';
+import { bytesEqual } from '../der/der';
+import { buildPath, isSelfIssued, subjectOf } from '../pki/chain';
+import { describeCertificate, type CertificateDescription } from '../pki/describe-certificate';
+import { PdfReader } from './_pdf-reader';
+import type { ByteRange } from './byterange';
+import { checkCms, checkTimestampToken, digestWith } from './cms-check';
+import { vriKey } from './dss';
+import { readDssData, type DssData } from './dss-read';
+import { analyseChanges, changesAllowed, type ModificationReport } from './modifications';
+import { docMdpPermission, forEachField } from './pdf-check';
+import { embeddedRevocation, type RevocationEntry } from './revocation-status';
+
+export interface ChainReport {
+  trusted: boolean;
+  /** Subjects, signer first. */
+  path: string[];
+  failures: string[];
+}
+
+export interface TimestampReport {
+  time: string | null;
+  valid: boolean;
+  authority: string | null;
+  chain: ChainReport;
+  problems: string[];
+}
+
+export interface SignatureReport {
+  valid: boolean;
+  fieldName: string;
+  kind: 'signature' | 'document_timestamp';
+  subFilter: string | null;
+  signer: CertificateDescription | null;
+  /** /M as written (a claim, not a proof). */
+  claimedTime: string | null;
+  digestValid: boolean;
+  byteRange: ByteRange | null;
+  coversWholeDocument: boolean;
+  modifications: ModificationReport;
+  /** This signature's DocMDP permission when it certifies the document; `allowed` judges the changes after it. */
+  docMdp: { certifies: null | 1 | 2 | 3; permission: null | 1 | 2 | 3; allowed: boolean };
+  chain: ChainReport;
+  timestamp: TimestampReport | null;
+  revocation: RevocationEntry[];
+  level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA' | null;
+  /** Why `valid` is false, one line each. */
+  problems: string[];
+  /** The certificates of `chain.path` (not on the wire): what an online revocation check asks about. */
+  pathCertificates: Uint8Array[];
+}
+
+export interface ValidationReport {
+  valid: boolean;
+  signatures: SignatureReport[];
+}
+
+export interface ValidateOptions {
+  trustAnchors: Uint8Array[];
+  now: Date;
+  /** Revocation data fetched for this check (`verify --online`), used beside the document's own. */
+  fetched?: { ocsps: Uint8Array[]; crls: Uint8Array[] };
+}
+
+interface Found {
+  fieldName: string;
+  sig: PDFDict;
+  byteRange: ByteRange | null;
+}
+
+function text(v: unknown): string | null {
+  return v instanceof PDFString || v instanceof PDFHexString ? v.decodeText() : null;
+}
+
+function listSignatures(reader: PdfReader, catalog: PDFDict): Found[] {
+  const out: Found[] = [];
+  const acroForm = reader.getDict(catalog, 'AcroForm');
+  forEachField(reader, acroForm && reader.getArray(acroForm, 'Fields'), (field, type) => {
+    if (type !== PDFName.of('Sig')) return;
+    let sig;
+    try {
+      sig = reader.get(field, 'V');
+    } catch {
+      return;
+    }
+    if (!(sig instanceof PDFDict)) return;
+    const nums = reader.getArray(sig, 'ByteRange')?.asArray().map((n) => Number(n.toString()));
+    const byteRange = nums && nums.length === 4 && nums.every((n) => Number.isSafeInteger(n) && n >= 0) ? (nums as ByteRange) : null;
+    out.push({ fieldName: text(reader.get(field, 'T')) ?? '', sig, byteRange });
+  });
+  // File order: by where each signed revision ends.
+  return out.sort((a, b) => (a.byteRange ? a.byteRange[2] + a.byteRange[3] : Infinity) - (b.byteRange ? b.byteRange[2] + b.byteRange[3] : Infinity));
+}
+
+/** §12.8.1: [0, gap start, gap end, rest], the gap exactly the `<hex>` of /Contents; its bytes decoded. */
+function contentsOf(pdf: Uint8Array, br: ByteRange | null, problems: string[]): Uint8Array | null {
+  if (!br) return problems.push('/ByteRange is not four non-negative integers'), null;
+  const end = br[2] + br[3];
+  if (br[0] !== 0 || br[1] >= br[2] || end > pdf.length) return problems.push(`/ByteRange [${br.join(' ')}] does not fit the file`), null;
+  if (pdf[br[1]] !== 0x3c || pdf[br[2] - 1] !== 0x3e) return problems.push('/ByteRange does not skip exactly the /Contents hex string'), null;
+  const hex = Buffer.from(pdf.subarray(br[1] + 1, br[2] - 1)).toString('latin1').replace(/\s+/g, '');
+  if (!/^[0-9a-fA-F]*$/.test(hex)) return problems.push('/Contents is not a hex string'), null;
+  return new Uint8Array(Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex'));
+}
+
+/** The DER element at the start of /Contents, without the zero padding after it. */
+function trimPadding(bytes: Uint8Array): Uint8Array {
+  if (bytes[0] !== 0x30 || bytes.length < 2) return bytes;
+  const first = bytes[1]!;
+  if (first < 0x80) return bytes.subarray(0, 2 + first);
+  const n = first & 0x7f;
+  let len = 0;
+  for (let i = 0; i < n; i++) len = len * 256 + (bytes[2 + i] ?? 0);
+  return bytes.subarray(0, Math.min(bytes.length, 2 + n + len));
+}
+
+function chainReport(leaf: Uint8Array | null, pool: Uint8Array[], o: ValidateOptions, at: Date): ChainReport & { certs: Uint8Array[] } {
+  if (!leaf) return { trusted: false, path: [], failures: ['no signer certificate'], certs: [] };
+  const r = buildPath(leaf, pool, o.trustAnchors, at);
+  return { trusted: r.trusted, path: r.path.map(subjectOf), failures: r.failures, certs: r.path };
+}
+
+function describe(cert: Uint8Array | null): CertificateDescription | null {
+  try {
+    return cert ? describeCertificate(cert) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Revocation of every certificate of the path that is not the anchor (a self-issued end). */
+function revocationOf(path: Uint8Array[], dss: DssData): RevocationEntry[] {
+  const out: RevocationEntry[] = [];
+  for (let i = 0; i < path.length; i++) {
+    const cert = path[i]!;
+    if (isSelfIssued(cert)) continue;
+    out.push(embeddedRevocation(cert, path[i + 1] ?? null, dss));
+  }
+  return out;
+}
+
+export function validatePdf(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
+  const reader = new PdfReader(pdf);
+  const { dict: catalog } = reader.catalog();
+  const dss = readDssData(reader, catalog);
+  const permission = docMdpPermission(reader, catalog);
+  const certifier = reader.getDict(catalog, 'Perms')?.get(PDFName.of('DocMDP'));
+  const found = listSignatures(reader, catalog);
+  const reports: SignatureReport[] = [];
+  for (const f of found) {
+    const problems: string[] = [];
+    const subFilter = f.sig.get(PDFName.of('SubFilter')) instanceof PDFName ? (f.sig.get(PDFName.of('SubFilter')) as PDFName).decodeText() : null;
+    const isDts = reader.get(f.sig, 'Type') === PDFName.of('DocTimeStamp') || subFilter === 'ETSI.RFC3161';
+    const contents = contentsOf(pdf, f.byteRange, problems);
+    const br = f.byteRange;
+    const ranges = br && contents ? [pdf.subarray(br[0], br[0] + br[1]), pdf.subarray(br[2], br[2] + br[3])] : [];
+    const end = br ? br[2] + br[3] : pdf.length;
+    const report: SignatureReport = {
+      valid: false, fieldName: f.fieldName, kind: isDts ? 'document_timestamp' : 'signature', subFilter, signer: null,
+      claimedTime: text(reader.get(f.sig, 'M')), digestValid: false, byteRange: br, coversWholeDocument: br !== null && end === pdf.length,
+      modifications: { level: 'none', changes: [] }, docMdp: { certifies: null, permission, allowed: true },
+      chain: { trusted: false, path: [], failures: [] }, timestamp: null, revocation: [], level: null, problems, pathCertificates: [],
+    };
+    reports.push(report);
+    if (certifier && f.sig === reader.resolve(certifier)) report.docMdp.certifies = permission;
+    try {
+      report.modifications = analyseChanges(pdf, end);
+    } catch (e) {
+      report.modifications = { level: 'other', changes: [`the changes after it cannot be read: ${(e as Error).message}`] };
+    }
+    report.docMdp.allowed = changesAllowed(report.modifications.level, permission);
+    if (!report.docMdp.allowed) problems.push(`changes after it are not allowed${permission ? ` by DocMDP P=${permission}` : ''}: ${report.modifications.changes.join('; ') || report.modifications.level}`);
+    if (!contents) continue;
+    const cms = trimPadding(contents);
+    let signer: Uint8Array | null;
+    let pool: Uint8Array[];
+    let bestTime = o.now;
+    let hasEss = false;
+    if (isDts) {
+      const ts = checkTimestampToken(cms, (alg) => digestWith(alg, ranges));
+      report.digestValid = ts.ok;
+      problems.push(...ts.problems);
+      signer = ts.signerCertificate;
+      pool = [...ts.certificates, ...dss.certs];
+      report.timestamp = { time: ts.time?.toISOString() ?? null, valid: ts.ok, authority: signer ? subjectOf(signer) : null, chain: { trusted: false, path: [], failures: [] }, problems: ts.problems };
+      if (ts.ok && ts.time) bestTime = ts.time;
+    } else {
+      const check = checkCms(cms, (alg) => digestWith(alg, ranges));
+      report.digestValid = check.ok;
+      problems.push(...check.problems);
+      signer = check.signerCertificate;
+      pool = [...check.certificates, ...dss.certs];
+      hasEss = check.hasSigningCertificateV2;
+      if (check.timestampToken && check.signatureValue) {
+        const value = check.signatureValue;
+        const ts = checkTimestampToken(check.timestampToken, (alg) => digestWith(alg, [value]));
+        const tsa = chainReport(ts.signerCertificate, [...ts.certificates, ...dss.certs], o, ts.time ?? o.now);
+        report.timestamp = { time: ts.time?.toISOString() ?? null, valid: ts.ok, authority: ts.signerCertificate ? subjectOf(ts.signerCertificate) : null, chain: { trusted: tsa.trusted, path: tsa.path, failures: tsa.failures }, problems: ts.problems };
+        if (!ts.ok) problems.push(...ts.problems.map((p) => `signature timestamp: ${p}`));
+        // The time the timestamp proves is the time the chain is judged at (the point of B-T and above).
+        if (ts.ok && ts.time && tsa.trusted) bestTime = ts.time;
+      }
+    }
+    report.signer = describe(signer);
+    const chain = chainReport(signer, pool, o, bestTime);
+    report.chain = { trusted: chain.trusted, path: chain.path, failures: chain.failures };
+    if (isDts && report.timestamp) report.timestamp.chain = report.chain;
+    problems.push(...chain.failures.map((x) => `chain: ${x}`));
+    report.pathCertificates = chain.certs;
+    report.revocation = revocationOf(chain.certs, o.fetched ? { ...dss, ocsps: [...dss.ocsps, ...o.fetched.ocsps], crls: [...dss.crls, ...o.fetched.crls] } : dss);
+    for (const r of report.revocation) {
+      if (r.status === 'revoked' && (!r.revokedAt || new Date(r.revokedAt) <= bestTime)) problems.push(`${r.certificate} is revoked since ${r.revokedAt}`);
+    }
+    if (!isDts && subFilter === 'ETSI.CAdES.detached' && report.digestValid && hasEss) {
+      report.level = 'B-B';
+      const laterDts = found.some((g) => g !== f && g.byteRange && g.byteRange[2] + g.byteRange[3] > end && reader.get(g.sig, 'Type') === PDFName.of('DocTimeStamp'));
+      if (report.timestamp?.valid || laterDts) report.level = 'B-T';
+      const covered = report.revocation.length > 0 && report.revocation.every((r) => r.status === 'good');
+      const inDss = chain.certs.every((c) => dss.certs.some((d) => bytesEqual(d, c)) || isSelfIssued(c));
+      if (report.level === 'B-T' && covered && inDss && dss.vriKeys.has(vriKey(contents))) report.level = 'B-LT';
+    }
+    report.valid = problems.length === 0;
+  }
+  // B-LTA: a valid document timestamp over a revision that already held this signature's DSS data.
+  for (const r of reports) {
+    if (r.level !== 'B-LT' || !r.byteRange) continue;
+    const sigEnd = r.byteRange[2] + r.byteRange[3];
+    const lta = reports.some((t) => t.kind === 'document_timestamp' && t.digestValid && t.byteRange && t.byteRange[2] + t.byteRange[3] > sigEnd && dssBefore(pdf, t.byteRange[1]));
+    if (lta) r.level = 'B-LTA';
+  }
+  return { valid: reports.length > 0 && reports.every((r) => r.valid), signatures: reports };
+}
+
+/** True when the revision before the document timestamp at `offset` already had a /DSS. */
+function dssBefore(pdf: Uint8Array, offset: number): boolean {
+  const text = Buffer.from(pdf.subarray(0, offset)).toString('latin1');
+  const last = text.lastIndexOf('%%EOF');
+  if (last < 0) return false;
+  try {
+    const reader = new PdfReader(pdf.subarray(0, last + 5));
+    return reader.getDict(reader.catalog().dict, 'DSS') !== undefined;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,9 @@
+import { parentPort } from 'node:worker_threads';
+import { serveSignWorker } from './signing/worker-pool';
+
+/**
+ * Entry point of a signing worker thread, bundled on its own (dist/localsign-worker.cjs): only
+ * the signing code and its curves, so a worker starts in a few milliseconds and holds a few MB,
+ * instead of parsing the whole service bundle (issue 10: idle footprint and throughput).
+ */
+if (parentPort) serveSignWorker(parentPort);

@@ -1,0 +1,176 @@
+/**
+ * The accept side of both sign routes (atproto's pds shape: a route parses the input and shapes
+ * the output; one service call does the rest). Everything that can be checked is checked here,
+ * before the 202 (CONTRACT: a bad PDF or an unknown credential is a 422, never an async ERROR);
+ * then the request is made durable and its job started.
+ */
+import { newRequestId } from '../config/ids';
+import { InvalidInputError, LocalsignError } from '../errors/errors';
+import { listNames } from '../errors/messages';
+import type { Logger } from '../log/logger';
+import { decodePdfBase64, requirePdfHeader } from '../pades/base64-repair';
+import type { RequestRegistry } from '../requests/registry';
+import type { CachedCredential, CachedDesign, CatalogCache, WrapperRecord } from '../store/catalog-types';
+import type { DocumentStore } from '../store/document-store';
+import type { RequestEntry } from '../store/request-store';
+import type { JobRunner } from './job-runner';
+import type { PadesLevel } from './long-term';
+
+export interface AcceptDeps {
+  /** The level of a request that asks for none (serve --pades-level) and whether a TSA is set. */
+  pades: { defaultLevel: PadesLevel; tsaUrl: string | null };
+  cache: () => CatalogCache;
+  documents: DocumentStore;
+  registry: RequestRegistry;
+  jobs: JobRunner;
+  log: Logger;
+}
+
+export interface PadesSignInput {
+  /**
+   * The document: the pdf_base64 field as received (tolerance rules apply), or the raw bytes of
+   * the `application/pdf` transport.
+   */
+  pdf: { base64: unknown } | { bytes: Uint8Array };
+  credentialKey: string;
+  /** null: the credential's default design. */
+  designKey: string | null;
+  variables: Record<string, string>;
+  reason: string | null;
+  location: string | null;
+  signerName: string | null;
+  /** null: the service's default level (serve --pades-level). */
+  level: PadesLevel | null;
+  certify: 1 | 2 | 3 | null;
+}
+
+export interface EvmSignInput {
+  /** 32 bytes, already parsed (CONTRACT tx_hash shape). */
+  digest: Uint8Array;
+  credentialKey: string;
+  chainId: number | null;
+}
+
+/** Request fields that also fill design variables of the same name (CONTRACT Result semantics). */
+const FIELD_VARIABLES = ['signer_name', 'reason', 'location'] as const;
+
+/** CONTRACT: a wrapper limited to some credentials gets 403 for any other one. */
+export function assertCredentialAllowed(caller: Pick<WrapperRecord, 'credentials'>, credentialKey: string): void {
+  if (caller.credentials && !caller.credentials.includes(credentialKey)) {
+    throw new LocalsignError('forbidden', 'this application key may not use that credential_key', { type: 'scope' });
+  }
+}
+
+function findCredential(cache: CatalogCache, key: string, type: CachedCredential['type']): CachedCredential {
+  const credential = cache.credentials.find((x) => x.credential_key === key);
+  if (!credential) throw new InvalidInputError(`credential_key ${key.slice(0, 64)} is not a known credential (see GET /v1/credentials)`);
+  if (credential.type !== type) {
+    const article = credential.type === 'evm' ? 'an' : 'a';
+    throw new InvalidInputError(`credential_key ${key} is ${article} ${credential.type} credential; ${type === 'pades' ? 'PAdES signing needs a pades one' : 'blockchain signing needs an evm one'}`);
+  }
+  return credential;
+}
+
+/** CONTRACT: unknown variable names and missing required ones are 422, naming them. */
+export function checkVariables(design: CachedDesign, variables: Record<string, string>, fields: Record<string, string | null>): void {
+  const known = new Set(design.variables.map((v) => v.name));
+  const unknown = Object.keys(variables).filter((k) => !known.has(k));
+  if (unknown.length > 0) {
+    throw new InvalidInputError(`unknown variable${unknown.length > 1 ? 's' : ''} for design "${design.name}": ${listNames(unknown)}; it takes: ${[...known].join(', ') || 'none'}`);
+  }
+  const provided = (name: string) => variables[name] !== undefined || ((FIELD_VARIABLES as readonly string[]).includes(name) && fields[name] != null);
+  const missing = design.variables.filter((v) => v.required && !provided(v.name)).map((v) => v.name);
+  if (missing.length > 0) {
+    throw new InvalidInputError(`missing required variable${missing.length > 1 ? 's' : ''} for design "${design.name}": ${missing.join(', ')}`);
+  }
+}
+
+/** The design that applies: the request's, else the credential's default; none means invisible. */
+function resolveDesign(cache: CatalogCache, credential: CachedCredential, input: PadesSignInput): CachedDesign | null {
+  const key = input.designKey ?? credential.default_design_key;
+  if (!key) {
+    if (Object.keys(input.variables).length > 0) throw new InvalidInputError('variables were given but no design applies (no design_key and the credential has no default design)');
+    return null;
+  }
+  const design = cache.designs.find((d) => d.design_key === key);
+  if (!design) {
+    throw new InvalidInputError(input.designKey ? `design_key ${input.designKey.slice(0, 64)} is not a known design (see GET /v1/designs)` : `the credential's default design ${key} is not in the cache; run sync`);
+  }
+  checkVariables(design, input.variables, { signer_name: input.signerName, reason: input.reason, location: input.location });
+  return design;
+}
+
+/** Waits for the PENDING record (and the document) to be durable: a 202 is never lost. */
+async function durably(deps: AcceptDeps, entry: RequestEntry, parts: Promise<unknown>[]): Promise<RequestEntry> {
+  const settled = await Promise.allSettled(parts);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (settled[0]!.status === 'rejected') throw (settled[0] as PromiseRejectedResult).reason;
+  if (failed) {
+    // The job runner ends it too, retrying while the disk refuses (job-runner.ts settleDurably):
+    // this answer waits for the first try only, and reports the write that failed.
+    await deps.registry.fail(entry.request_id, failed.reason).catch(() => undefined);
+    throw failed.reason;
+  }
+  return entry;
+}
+
+export async function acceptPades(deps: AcceptDeps, input: PadesSignInput, caller: WrapperRecord): Promise<RequestEntry> {
+  assertCredentialAllowed(caller, input.credentialKey);
+  const cache = deps.cache();
+  const credential = findCredential(cache, input.credentialKey, 'pades');
+  const design = resolveDesign(cache, credential, input);
+  const { pdf, repairs } = 'bytes' in input.pdf ? (requirePdfHeader(input.pdf.bytes, 'the request body'), { pdf: input.pdf.bytes, repairs: [] }) : decodePdfBase64(input.pdf.base64);
+  // pdf-lib loads on the first PAdES request, not at start-up (see job-runner.ts).
+  const { checkPdfForSigning } = await import('../pades/sign-check');
+  const info = checkPdfForSigning(pdf, design ? design.stamp : null);
+  const level = input.level ?? deps.pades.defaultLevel;
+  // B-T and above take their timestamps from the TSA (ETSI EN 319 142-1 §5.3, §5.4): refused before 202.
+  if (level !== 'B-B' && !deps.pades.tsaUrl) {
+    throw new InvalidInputError(`level ${level} needs a timestamp authority and this service has none (serve --tsa-url); ask for level B-B or configure one`);
+  }
+  if (input.certify) {
+    const { refuseCertifyingSigned } = await import('../pades/signature-field');
+    refuseCertifyingSigned(info.signatureCount);
+  }
+  const requestId = newRequestId();
+  if (repairs.length > 0) deps.log.warn(`${requestId}: pdf_base64 repaired (${repairs.join(', ')})`);
+  // The document and the PENDING record are made durable side by side (two fsyncs at once) while
+  // signing already runs on the in-memory copy; the 202 and the final state wait for both. A
+  // crash in between leaves an orphan work file (removed at start-up) or a PENDING request
+  // without its document, which recovery ends in ERROR: never a lost 202.
+  const written = deps.documents.admit(requestId, pdf);
+  const { entry, durable } = deps.registry.begin({
+    id: requestId,
+    kind: 'pades',
+    credentialKey: credential.credential_key,
+    wrapperKey: caller.key,
+    params: {
+      engine: credential.engine,
+      design_key: design ? design.design_key : null,
+      variables: input.variables,
+      reason: input.reason,
+      location: input.location,
+      signer_name: input.signerName,
+      // Only an asked-for level is kept: a request without one follows the service's default when it
+      // runs (a request accepted with a TSA and resumed without one is still signed, at B-B).
+      level: input.level,
+      certify: input.certify,
+    },
+  });
+  deps.jobs.start(entry, Promise.all([durable, written]).then(() => undefined));
+  return durably(deps, entry, [durable, written]);
+}
+
+export async function acceptEvm(deps: AcceptDeps, input: EvmSignInput, caller: WrapperRecord): Promise<RequestEntry> {
+  assertCredentialAllowed(caller, input.credentialKey);
+  const credential = findCredential(deps.cache(), input.credentialKey, 'evm');
+  const { entry, durable } = deps.registry.begin({
+    kind: 'blockchain',
+    credentialKey: credential.credential_key,
+    wrapperKey: caller.key,
+    params: { engine: credential.engine, tx_hash: Buffer.from(input.digest).toString('hex'), chain_id: input.chainId },
+  });
+  // Signing overlaps the fsync of the PENDING record; the 202 waits for it (nothing lost).
+  deps.jobs.start(entry, durable);
+  return durably(deps, entry, [durable]);
+}

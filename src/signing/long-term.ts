@@ -1,0 +1,63 @@
+/**
+ * PAdES levels above B-T (ETSI EN 319 142-1 §5.4): after the signature, B-LT adds the DSS with the
+ * chain and revocation data of the signer and of the timestamp's signer (one incremental update);
+ * B-LTA adds a document timestamp over all of it (a further one). Every step appends: the signed
+ * document stays an exact prefix of the output.
+ */
+import { SigningError } from '../errors/errors';
+import { addDss, type ValidationData } from '../pades/dss';
+import { finishDocTimestamp, prepareDocTimestamp } from '../pades/doc-timestamp';
+import type { HttpClient } from '../net/http-client';
+import { collectValidationData, tokenCertificates, type RevocationSources } from './revocation-client';
+import { fetchTimestampTokenForImprint } from './tsa-client';
+
+export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+export const PADES_LEVELS: readonly PadesLevel[] = ['B-B', 'B-T', 'B-LT', 'B-LTA'];
+
+export interface LongTermInput {
+  /** The signed document (B-T). */
+  pdf: Uint8Array;
+  level: 'B-LT' | 'B-LTA';
+  /** Signer first, root last. */
+  chain: Uint8Array[];
+  /** The signature's /Contents string (zero padding included): its VRI key. */
+  signatureContents: Uint8Array;
+  /** The signature timestamp token (B-T): its TSA's certificates get revocation data too. */
+  timestampToken: Uint8Array | null;
+  tsaUrl: string | null;
+  http: Pick<HttpClient, 'request'>;
+  now: Date;
+  signal?: AbortSignal;
+  local?: RevocationSources['local'];
+}
+
+export async function extendToLongTerm(o: LongTermInput): Promise<{ pdf: Uint8Array; validation: ValidationData }> {
+  const src: RevocationSources = { http: o.http, now: o.now, signal: o.signal, local: o.local };
+  const validation = await collectValidationData(o.chain, o.timestampToken ? tokenCertificates(o.timestampToken) : [], src);
+  let pdf = addDss(o.pdf, validation, [{ signatureContents: o.signatureContents, ...validation }]);
+  if (o.level === 'B-LTA') {
+    if (!o.tsaUrl) throw new SigningError('B-LTA needs a timestamp authority for its document timestamp');
+    const prepared = prepareDocTimestamp(pdf);
+    const token = await fetchTimestampTokenForImprint(o.http, o.tsaUrl, prepared.digest, { signal: o.signal });
+    pdf = finishDocTimestamp(prepared, token);
+  }
+  await checkLevelReached(pdf, o);
+  return { pdf, validation };
+}
+
+/**
+ * CONTRACT "Before DONE the service verifies the signature it produced": the output is read back
+ * by the validator, which must find our signature intact at the level asked (the DSS covering its
+ * chain, the document timestamp valid), judged against the credential's own root.
+ */
+async function checkLevelReached(pdf: Uint8Array, o: LongTermInput): Promise<void> {
+  const { validatePdf } = await import('../pades/validate');
+  const report = validatePdf(pdf, { trustAnchors: o.chain.slice(-1), now: o.now });
+  const ours = report.signatures.filter((s) => s.kind === 'signature').at(-1);
+  const last = report.signatures.at(-1);
+  const problems = [...(ours?.problems ?? ['our signature is not found']), ...(o.level === 'B-LTA' && last?.kind === 'document_timestamp' ? last.problems : [])];
+  const reached = ours?.level === o.level || (o.level === 'B-LT' && ours?.level === 'B-LTA');
+  if (!reached || !ours?.digestValid || (o.level === 'B-LTA' && !last?.digestValid)) {
+    throw new SigningError(`the ${o.level} output does not verify (reached ${ours?.level ?? 'nothing'}): ${problems.join('; ') || 'level not reached'}`);
+  }
+}

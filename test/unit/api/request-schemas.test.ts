@@ -1,0 +1,100 @@
+import { Ajv2020 } from 'ajv/dist/2020';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BLOCKCHAIN_SIGN_BODY, bodySchema, PADES_SIGN_BODY, parseBody, type BodySpec } from '../../../src/api/request-schemas';
+import { MAX_CHAIN_ID } from '../../../src/evm';
+import { isLocalsignError } from '../../../src/errors/errors';
+
+/**
+ * The validator and the OpenAPI schema are derived from one description (issue 11); this holds
+ * them to each other: for random bodies, the service refuses with a 422 exactly when a JSON
+ * Schema validator refuses by the document. ASCII text only: JSON Schema counts code points and
+ * the service UTF-16 units, which differ only past the Basic Multilingual Plane.
+ */
+const ajv = new Ajv2020({ strict: false });
+
+const compiled = new Map<BodySpec, ReturnType<typeof ajv.compile>>();
+
+function agrees(spec: BodySpec, body: Record<string, unknown>): void {
+  if (!compiled.has(spec)) compiled.set(spec, ajv.compile(bodySchema(spec)));
+  const validate = compiled.get(spec)!;
+  const schemaOk = validate(body);
+  let serviceOk = true;
+  let message = '';
+  try {
+    parseBody(body, spec);
+  } catch (e) {
+    expect(isLocalsignError(e) && e.kind === 'invalid', String(e)).toBe(true);
+    serviceOk = false;
+    message = (e as Error).message;
+  }
+  expect(serviceOk, `${JSON.stringify(body).slice(0, 300)}: service ${serviceOk ? 'accepts' : `refuses (${message})`}, schema ${schemaOk ? 'accepts' : 'refuses'} (${ajv.errorsText(validate.errors)})`).toBe(schemaOk);
+}
+
+const text = fc.oneof(fc.constantFrom('', 'a', 'x'.repeat(1000), 'x'.repeat(1001)), fc.string({ maxLength: 20 }));
+const anyValue = fc.oneof(text, fc.constant(null), fc.integer(), fc.double(), fc.boolean(), fc.array(fc.string(), { maxLength: 2 }), fc.dictionary(fc.string({ maxLength: 3 }), fc.string({ maxLength: 3 }), { maxKeys: 2 }));
+const hex = (n: number) => fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), minLength: n, maxLength: n });
+const variables = fc.oneof(
+  fc.dictionary(fc.oneof(fc.string({ maxLength: 10 }), fc.constant('n'.repeat(65))), fc.oneof(text, fc.integer()), { maxKeys: 4 }),
+  fc.integer({ min: 60, max: 70 }).map((n) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`v${i}`, 'x']))),
+  anyValue,
+);
+
+/** A body with some of the spec's fields (any value), sometimes an unknown one. */
+function bodies(fields: Record<string, fc.Arbitrary<unknown>>) {
+  return fc.record({ ...fields, unknown_field: anyValue }, { requiredKeys: [] }).map((b) => Object.fromEntries(Object.entries(b)) as Record<string, unknown>);
+}
+
+describe('request bodies: the validator and the OpenAPI schema agree', () => {
+  it('POST /v1/pades/sign', () => {
+    fc.assert(
+      fc.property(
+        bodies({
+          // The document's own checks (type, tolerance rules) come after the 202's body checks.
+          pdf_base64: fc.oneof(fc.string({ maxLength: 10 }), fc.constant(null)),
+          credential_key: fc.oneof(text, anyValue),
+          design_key: fc.oneof(text, anyValue),
+          variables,
+          reason: fc.oneof(text, anyValue),
+          location: text,
+          signer_name: fc.oneof(text, anyValue),
+        }),
+        (body) => agrees(PADES_SIGN_BODY, body),
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('POST /v1/blockchain/sign', () => {
+    fc.assert(
+      fc.property(
+        bodies({
+          tx_hash: fc.oneof(hex(64), hex(64).map((h) => `0x${h}`), hex(64).map((h) => `0X${h}`), hex(63).map((h) => `0x${h}`), hex(65), anyValue, hex(64).map((h) => ` ${h}`)),
+          credential_key: fc.oneof(text, anyValue),
+          chain_id: fc.oneof(fc.integer({ min: -2, max: 3 }), fc.constantFrom(MAX_CHAIN_ID, MAX_CHAIN_ID + 1, 1.5, 2 ** 53), anyValue),
+        }),
+        (body) => agrees(BLOCKCHAIN_SIGN_BODY, body),
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('keeps the messages outside tests rely on', () => {
+    const refuse = (body: Record<string, unknown>, spec: BodySpec = PADES_SIGN_BODY) => {
+      try {
+        parseBody(body, spec);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(refuse({ pdf_base64: 'x', credential_key: 'k', extra: 1 })).toBe('unknown field: extra; allowed: pdf_base64, credential_key, design_key, variables, reason, location, signer_name, level, certify');
+    expect(refuse({ credential_key: 'k' })).toBe('pdf_base64 is required');
+    expect(refuse({ pdf_base64: 'x' })).toBe('credential_key is required');
+    expect(refuse({ pdf_base64: 'x', credential_key: '' })).toBe('credential_key must not be empty');
+    expect(refuse({ pdf_base64: 'x', credential_key: 'k', design_key: '' })).toBe('design_key must not be empty');
+    expect(refuse({ pdf_base64: 'x', credential_key: 'k', reason: 5 })).toBe('reason must be a string, got number');
+    expect(refuse({ tx_hash: '0x12', credential_key: 'k' }, BLOCKCHAIN_SIGN_BODY)).toBe('tx_hash must be 64 hex digits after an optional 0x prefix, got 2 hex digits');
+    expect(refuse({ tx_hash: 'ab'.repeat(32), credential_key: 'k', chain_id: '1' }, BLOCKCHAIN_SIGN_BODY)).toBe(`chain_id must be an integer from 1 to ${MAX_CHAIN_ID} (or null), got string`);
+  });
+});

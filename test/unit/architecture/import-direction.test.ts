@@ -1,0 +1,118 @@
+/**
+ * Holds the layout of AGENTS.md: imports flow one way, the pure folders stay pure, and only
+ * config/env.ts reads the environment. A dozen lines over the import graph instead of a tool: the
+ * rules are few, and a failure names the file, the import and the rule it breaks.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(__dirname, '../../../src');
+
+/**
+ * Layers, top to bottom. A module may import its own folder and any folder of a lower layer;
+ * folders that share a layer may import each other only where PEERS says so.
+ */
+const LAYERS: string[][] = [
+  ['main.ts', 'sign-worker.ts'],
+  ['cli'],
+  ['service'],
+  ['api'],
+  ['context.ts'],
+  ['signing'],
+  ['requests'],
+  ['platform', 'chip', 'pades', 'evm', 'pki'],
+  ['net', 'diagnostics', 'install'],
+  ['store', 'der'],
+  ['log'],
+  ['config'],
+  ['errors'],
+  ['types', 'assets'],
+];
+/**
+ * Entry points do not call each other: the CLI reaches the HTTP layer only through service/,
+ * which starts and stops it.
+ */
+const FORBIDDEN: Record<string, string[]> = { cli: ['api'] };
+const PEERS: Record<string, string[]> = {
+  // The embedded platform's catalogue is the chip's keys; EVM credentials carry an address; an
+  // operator's design is checked against the stamp's placeholder rules (embedded-designs.ts).
+  platform: ['chip', 'evm', 'pki', 'pades'],
+  // Local validation (pades/validate.ts) checks chains, OCSP and CRLs with pki/; pki never imports pades.
+  pades: ['pki'],
+};
+/** Pure byte work (STYLE §3.4): no fs, clock, network or framework. */
+const PURE = new Set(['pades', 'evm', 'pki', 'der']);
+const IMPURE_MODULES = /^(node:)?(fs|fs\/promises|net|http|https|tls|dgram|child_process|worker_threads)$|^(hono|@hono\/|citty|consola|undici|lowdb|koffi)/;
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** The folder under src/, or the file name for a top-level module (`context.ts`, `main.ts`). */
+function unitOf(path: string): string {
+  const first = relative(SRC, path).split('/')[0]!;
+  return !first.includes('.') && !existsSync(join(SRC, first)) && existsSync(join(SRC, `${first}.ts`)) ? `${first}.ts` : first;
+}
+const layerOf = (unit: string): number => LAYERS.findIndex((l) => l.includes(unit));
+
+function importsOf(source: string): string[] {
+  const out: string[] = [];
+  for (const m of source.matchAll(/(?:^|\n)\s*(?:import|export)[^'";]*?from\s*'([^']+)'|import\(\s*'([^']+)'\s*\)|require\(\s*'([^']+)'\s*\)/g)) {
+    out.push((m[1] ?? m[2] ?? m[3])!);
+  }
+  return out;
+}
+
+describe('the import graph (AGENTS.md)', () => {
+  const all = files(SRC);
+
+  it('every folder of src/ has a layer', () => {
+    const unknown = [...new Set(all.map(unitOf))].filter((u) => layerOf(u) < 0);
+    expect(unknown).toEqual([]);
+  });
+
+  it('imports flow one way: down the layers, never back up', () => {
+    const wrong: string[] = [];
+    for (const file of all) {
+      const from = unitOf(file);
+      for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+        if (!spec.startsWith('.')) continue;
+        const to = unitOf(resolve(dirname(file), spec));
+        if (to === from || to.startsWith('..')) continue;
+        const ok = (layerOf(to) > layerOf(from) || (PEERS[from] ?? []).includes(to)) && !(FORBIDDEN[from] ?? []).includes(to);
+        if (!ok) wrong.push(`${relative(SRC, file)} imports ${spec} (${from} -> ${to})`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('pades/, evm/, pki/ and der/ are pure: no fs, network, framework or clock', () => {
+    const wrong: string[] = [];
+    for (const file of all.filter((f) => PURE.has(unitOf(f)))) {
+      const source = readFileSync(file, 'utf8');
+      for (const spec of importsOf(source)) if (IMPURE_MODULES.test(spec)) wrong.push(`${relative(SRC, file)} imports ${spec}`);
+      if (/\bDate\.now\(\)|new Date\(\)/.test(source)) wrong.push(`${relative(SRC, file)} reads the clock`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('only cli/ imports the TypeScript client (clients/typescript), and only its public face', () => {
+    const wrong: string[] = [];
+    for (const file of all) {
+      for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+        if (!spec.includes('clients/')) continue;
+        if (unitOf(file) !== 'cli' || !spec.endsWith('clients/typescript/src/index')) wrong.push(`${relative(SRC, file)} imports ${spec}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('only config/env.ts reads process.env', () => {
+    const readers = all.filter((f) => /process\.env\b/.test(readFileSync(f, 'utf8').replace(/\/\/.*|\/\*[\s\S]*?\*\//g, ''))).map((f) => relative(SRC, f));
+    expect(readers).toEqual(['config/env.ts']);
+  });
+});

@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ErrorRecorder } from '../../../src/diagnostics/error-recorder';
+import { createLogger } from '../../../src/log/logger';
+import { AuditLog } from '../../../src/requests/audit-log';
+import { recoverPending } from '../../../src/requests/recovery';
+import { RequestRegistry, type NewRequest } from '../../../src/requests/registry';
+import { RequestStore, type RequestEntry } from '../../../src/store/request-store';
+
+/**
+ * Issue 7 item 2: a request whose run a crash cut short gets one more try at the next start; if
+ * that one is cut short too, the start after that ends it ERROR instead of running it again.
+ */
+
+const silent = new Writable({ write: (_c, _e, cb) => cb() });
+
+describe('recoverPending: one more try, not an endless loop', () => {
+  let dir: string;
+  let store: RequestStore;
+  let audit: AuditLog;
+  let registry: RequestRegistry;
+  let errors: ErrorRecorder;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'localsign-recovery-'));
+    store = new RequestStore(join(dir, 'requests.jsonl'));
+    audit = new AuditLog(join(dir, 'audit.jsonl'));
+    errors = new ErrorRecorder({ errorsJsonl: join(dir, 'errors.jsonl'), errorsLog: join(dir, 'errors.log') }, { bytes: 1 << 20, keep: 2 });
+    registry = new RequestRegistry(store, audit, errors, createLogger({ stderr: silent, file: null }), () => new Date('2026-11-22T10:00:00.000Z'));
+  });
+  afterEach(async () => {
+    await store.close();
+    await audit.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const create = (kind: 'pades' | 'blockchain') =>
+    registry.create({ credentialKey: 'cred', wrapperKey: 'wrp_x', ...(kind === 'pades' ? { kind, params: { engine: 'chip', design_key: null, variables: {}, reason: null, location: null, signer_name: null } } : { kind, params: { engine: 'chip', tx_hash: 'ab'.repeat(32), chain_id: null } }) } as NewRequest);
+
+  const recover = async (workFiles: Set<string>) => {
+    const resumed: string[] = [];
+    const removed: string[] = [];
+    const counts = await recoverPending({
+      store,
+      registry,
+      hasWorkFile: (id) => workFiles.has(id),
+      resume: (e) => resumed.push(e.request_id),
+      workFiles: { list: () => [...workFiles], remove: (id) => removed.push(id) },
+    });
+    return { counts, resumed, removed };
+  };
+
+  it('resumes a request cut short once (or never started), ends one whose resume was cut short too', async () => {
+    const fresh = await create('blockchain'); // crashed during its first run: attempts 1
+    const once = await create('pades'); // its resume was cut short as well: attempts 2
+    await registry.recordAttempt(once.request_id);
+    const evm = await create('blockchain');
+    await registry.recordAttempt(evm.request_id);
+    const stopped = await create('pades'); // resumed, then a clean stop gave the attempt back
+    await registry.recordAttempt(stopped.request_id);
+    await registry.releaseAttempt(stopped.request_id);
+
+    const { counts, resumed, removed } = await recover(new Set([once.request_id, stopped.request_id]));
+    expect(counts).toEqual({ resumed: 2, failed: 2 });
+    expect(resumed).toEqual([fresh.request_id, stopped.request_id]);
+    for (const e of [once, evm] as RequestEntry[]) {
+      expect(store.get(e.request_id)).toMatchObject({ status: 'ERROR', error: 'the service stopped while signing this request', error_id: expect.stringMatching(/^err_/) });
+      expect(errors.readRecords().find((r) => r.request_id === e.request_id)).toMatchObject({ type: 'interrupted', status: null, short: 'the service stopped while signing this request' });
+    }
+    // Its document is no longer needed once the request is final.
+    expect(removed).toEqual([once.request_id]);
+  });
+});

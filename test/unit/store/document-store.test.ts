@@ -1,0 +1,53 @@
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DocumentStore } from '../../../src/store/document-store';
+import { makeTmpHome } from '../../helpers/tmp-home';
+
+describe('DocumentStore: one owner of a request\'s documents', () => {
+  let tmp: ReturnType<typeof makeTmpHome>;
+  let dirs: { work: string; results: string };
+  beforeEach(() => {
+    tmp = makeTmpHome();
+    dirs = { work: join(tmp.home, 'work'), results: join(tmp.home, 'results') };
+    mkdirSync(dirs.work);
+    mkdirSync(dirs.results);
+  });
+  afterEach(() => tmp.cleanup());
+
+  it('keeps an input durable on disk and readable at once, then releases it', async () => {
+    const docs = new DocumentStore(dirs);
+    const pdf = new TextEncoder().encode('%PDF-1.7 input');
+    const written = docs.admit('req_a', pdf);
+    expect((await docs.readInput('req_a'))!.toString()).toBe('%PDF-1.7 input');
+    await written;
+    expect(readdirSync(dirs.work)).toEqual(['req_a.pdf']);
+    // A new process (no memory) reads it from disk.
+    expect((await new DocumentStore(dirs).readInput('req_a'))!.toString()).toBe('%PDF-1.7 input');
+    expect(new DocumentStore(dirs).listWork()).toEqual(['req_a']);
+    docs.releaseWork('req_a');
+    expect(readdirSync(dirs.work)).toEqual([]);
+    expect(await docs.readInput('req_a')).toBeNull();
+  });
+
+  it('keeps a prepared state across processes, the PDF before its description', async () => {
+    const docs = new DocumentStore(dirs);
+    expect(await docs.readPrepared('req_p')).toBeNull();
+    await docs.savePrepared('req_p', { pdf: new TextEncoder().encode('%PDF prepared'), meta: { contentsOffset: 12, digest: 'AAEC' } });
+    const again = await new DocumentStore(dirs).readPrepared('req_p');
+    expect(again!.meta).toEqual({ contentsOffset: 12, digest: 'AAEC' });
+    expect(Buffer.from(again!.pdf).toString()).toBe('%PDF prepared');
+    expect(new DocumentStore(dirs).listWork()).toEqual(['req_p']);
+    docs.releaseWork('req_p');
+    expect(await docs.readPrepared('req_p')).toBeNull();
+  });
+
+  it('keeps a signed result until retention forgets the request', async () => {
+    const docs = new DocumentStore(dirs);
+    await docs.writeResult('req_r', new TextEncoder().encode('%PDF signed'));
+    expect((await docs.readResult('req_r'))!.toString()).toBe('%PDF signed');
+    docs.forget('req_r');
+    expect(await docs.readResult('req_r')).toBeNull();
+    expect(existsSync(docs.resultPath('req_r'))).toBe(false);
+  });
+});
