@@ -111,6 +111,11 @@ export class JobRunner {
           this.counted.add(entry.request_id);
         }
         if (this.deps.testFault === 'kill-in-job') await killForTest(created);
+        // A platform request leaves the machine only once its PENDING record is durable and
+        // visible: the platform may push its answer at once, and /receive must find the request
+        // (a push before that was a 404 under load), and a crash must not forget a request the
+        // platform is already signing.
+        if (entry.params.engine === 'platform') await Promise.race([created, timeout]);
         outcome = await Promise.race([job(entry, this.deps, { signal: abort.signal, resumed }), timeout]);
       } finally {
         release();

@@ -176,3 +176,48 @@ describe('JobRunner request timeout', () => {
     expect([store.get(first.request_id)!.attempts, store.get(resumed.request_id)!.attempts]).toEqual([0, 2]);
   });
 });
+
+describe('JobRunner and the remote platform', () => {
+  it('submits a platform request only once its PENDING record is durable (a push may come back at once)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'localsign-jobrunner-'));
+    const now = () => new Date(T0);
+    const store = new RequestStore(join(dir, 'requests.jsonl'));
+    const audit = new AuditLog(join(dir, 'audit.jsonl'));
+    const errors = new ErrorRecorder({ errorsJsonl: join(dir, 'errors.jsonl'), errorsLog: join(dir, 'errors.log') }, { bytes: 1 << 20, keep: 2 }, now);
+    const registry = new RequestRegistry(store, audit, errors, createLogger({ stderr: silent, file: null, now }), now);
+    const events: string[] = [];
+    const platform = {
+      submitSign: async () => void events.push('submit'),
+      pollResult: () => new Promise(() => undefined),
+    };
+    const credential = { ...CREDENTIAL, engine: 'platform' };
+    const runner = new JobRunner(registry, {
+      now,
+      runTask: async (t) => runSignTask(t),
+      getChip: async () => { throw new Error('no chip for a platform credential'); },
+      findCredential: (k) => (k === credential.credential_key ? (credential as never) : undefined),
+      findDesign: () => undefined,
+      documents: new DocumentStore({ work: dir, results: dir }),
+      platform: { platform: () => platform as never, hub: new PlatformResultHub() },
+      tsaUrl: null,
+      http: new HttpClient({ httpProxy: null, httpsProxy: null, noProxy: null }),
+    }, 60_000);
+    try {
+      const { entry, durable } = registry.begin({ kind: 'blockchain', credentialKey: credential.credential_key, wrapperKey: 'wrp_test', params: { engine: 'platform', tx_hash: TX, chain_id: null } });
+      let release!: () => void;
+      const created = new Promise<void>((resolve) => (release = resolve)).then(() => durable).then(() => void events.push('durable'));
+      runner.start(entry, created);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(events).toEqual([]);
+      release();
+      for (let i = 0; i < 100 && events.length < 2; i += 1) await new Promise((r) => setTimeout(r, 10));
+      expect(events).toEqual(['durable', 'submit']);
+      expect(store.get(entry.request_id)?.status).toBe('PENDING');
+    } finally {
+      await runner.drain(0);
+      await store.close();
+      await audit.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
