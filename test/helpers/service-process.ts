@@ -90,11 +90,18 @@ export function initEmbeddedWithWrapper(home: string, wrapperArgs: string[] = []
 }
 
 /** fetch with the wrapper headers. */
+/**
+ * A caller with a wrapper key. Each call has its own connection (`Connection: close`): tests run
+ * the CLI with spawnSync, which stalls this process's event loop for seconds, and a kept-alive
+ * socket the service closed meanwhile (its 5 s keepAliveTimeout) was then picked for the next
+ * call before undici's own timer could retire it ("other side closed"). A client whose loop runs
+ * never meets this; a test must not depend on how long a CLI command takes.
+ */
 export function authed(base: string, creds: { key: string; secret: string }) {
   return (path: string, init: RequestInit = {}) =>
     fetch(base + path, {
       ...init,
-      headers: { 'x-wrapper-key': creds.key, 'x-wrapper-secret': creds.secret, 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) },
+      headers: { connection: 'close', 'x-wrapper-key': creds.key, 'x-wrapper-secret': creds.secret, 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) },
     });
 }
 
