@@ -1,12 +1,12 @@
 import type { Config } from '../config/config';
 import { readEnv } from '../config/env';
-import { readServiceFile } from './service-file';
+import { readServeFile } from './serve-file';
 
 /**
  * Which service a command talks to: `--url`, else `--host`/`--port` (or LOCALSIGN_HOST/PORT),
- * else the service of this config dir (service.json, whatever port it took), else the default
+ * else the service of this config dir (serve.json, whatever port it took), else the default
  * 127.0.0.1:8300. `ownDir`: whether that service is the one of this config dir, as far as the
- * CLI can know (service.json names the same address).
+ * CLI can know (serve.json names the same address).
  */
 export interface ServiceAddress {
   base: string;
@@ -16,7 +16,7 @@ export interface ServiceAddress {
 }
 
 export function resolveServiceAddress(config: Config, args: Record<string, unknown>): ServiceAddress {
-  const running = readServiceFile(config.home)?.url ?? null;
+  const running = readServeFile(config.home)?.url ?? null;
   const settings = readEnv().settings;
   const explicitUrl = typeof args.url === 'string' && args.url !== '' ? args.url.replace(/\/+$/, '') : null;
   const explicit = explicitUrl !== null || Boolean(args.host || args.port || settings.host || settings.port);

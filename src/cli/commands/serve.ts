@@ -4,7 +4,7 @@ import { startService } from '../../service/server';
 import type { AppContext } from '../../context';
 import { ensureDemoKey } from '../demo-key';
 import { acquireInstanceLock } from '../instance-lock';
-import { removeServiceFile, writeServiceFile } from '../service-file';
+import { removeServeFile, writeServeFile } from '../serve-file';
 import { commonArgs, openContext } from '../settings';
 
 /** No --json: serve prints log lines, not data (an unknown flag is a usage error, args-check.ts). */
@@ -90,7 +90,7 @@ export const serveCommand = defineCommand({
     });
     if (args.demo) await prepareDemo(ctx, service.url);
     // Where this dir's service listens, for `status` and the commands that call it (service-file.ts).
-    writeServiceFile(ctx.paths.home, { pid: process.pid, url: service.url, started_at: ctx.now().toISOString() });
+    writeServeFile(ctx.paths.home, { pid: process.pid, url: service.url, started_at: ctx.now().toISOString() });
     ctx.log.info(`localsign listening on ${service.url} (config dir ${ctx.paths.home})`);
     if (service.receiveUrl) ctx.log.info(`platform pushes received on ${service.receiveUrl} (that listener serves nothing else)`);
     await new Promise<void>((resolve) => {
@@ -105,7 +105,7 @@ export const serveCommand = defineCommand({
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
     });
-    removeServiceFile(ctx.paths.home, process.pid);
+    removeServeFile(ctx.paths.home, process.pid);
     await lock.release();
     // The stores are closed and what did not finish in the grace stays PENDING for the next start;
     // a job still waiting on a TSA or chip that does not answer must not keep the process alive

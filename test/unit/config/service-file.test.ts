@@ -1,12 +1,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, win32 } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildConfig } from '../../../src/config/config';
 import type { EnvSnapshot } from '../../../src/config/env';
 import { readEnv } from '../../../src/config/env';
 import { adoptHomeOwner, type Identity } from '../../../src/config/home-owner';
 import { parseServiceFile, readServiceFile, serviceFilePath, writeServiceFile } from '../../../src/config/service-file';
+import { serveFilePath } from '../../../src/cli/serve-file';
 
 const dir = mkdtempSync(join(tmpdir(), 'localsign-svcfile-'));
 const file = join(dir, 'etc', 'service.json');
@@ -24,6 +25,15 @@ describe('the installed service file', () => {
     expect(serviceFilePath('win32', 'C:\\ProgramData')).toBe('C:\\ProgramData\\localsign\\service.json');
     expect(readEnv({ LOCALSIGN_SERVICE_FILE: '/x/s.json' }).serviceFile).toBe('/x/s.json');
     expect(readEnv({ LOCALSIGN_SERVICE_FILE: '' }).serviceFile).toBe(null);
+  });
+
+  it('is not the file a running serve writes in its config dir: on Windows both are in %ProgramData%\\localsign', () => {
+    // Both were service.json: serve replaced the installed service's file with {pid, url}, and the
+    // CLI then refused to start ("home" must be an absolute path) under the Windows installer.
+    const programData = 'C:\\ProgramData';
+    const installed = serviceFilePath('win32', programData)!;
+    const home = win32.dirname(installed);
+    expect(win32.basename(serveFilePath(home))).not.toBe(win32.basename(installed));
   });
 
   it('gives the home and port when neither --home nor LOCALSIGN_HOME is given; flags and env still win', () => {
