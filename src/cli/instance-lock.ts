@@ -65,16 +65,23 @@ export async function acquireInstanceLock(home: string): Promise<InstanceLock> {
   }
 }
 
+function runningElsewhere(home: string): ConfigurationError {
+  return new ConfigurationError(`another localsign serve is running on the config dir ${home}; stop it first`);
+}
+
 async function lockAt(path: string, home: string): Promise<InstanceLock> {
+  // A second server on a Windows named pipe is refused only through FILE_FLAG_FIRST_PIPE_INSTANCE,
+  // which wine ignores: there a second `serve` listened too, then renamed the journal under the
+  // first one's open file (EPERM). Asking the pipe first closes that gap; the flag still guards
+  // the moment between the two steps on real Windows.
+  if (process.platform === 'win32' && (await answers(path))) throw runningElsewhere(home);
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const server = createServer((socket) => socket.end());
     try {
       await listen(server, path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-      if (await answers(path)) {
-        throw new ConfigurationError(`another localsign serve is running on the config dir ${home}; stop it first`);
-      }
+      if (await answers(path)) throw runningElsewhere(home);
       try {
         unlinkSync(path); // left by a service that was killed: take it over
       } catch {
