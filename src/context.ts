@@ -5,12 +5,13 @@ import { tightenModes } from './config/home-safety';
 import { assertPrivateHome, ensureHome, type HomePaths } from './config/paths';
 import { HttpClient } from './net/http-client';
 import { ErrorRecorder } from './diagnostics/error-recorder';
+import { LocalsignError } from './errors/errors';
 import { createLogger, type Logger } from './log/logger';
 import { RotatingFile } from './store/rotating-file';
 import { loadTrustAnchors } from './signing/verify-pdf';
 import { embeddedConfigFile, type EmbeddedConfig } from './platform/embedded-config';
 import { EmbeddedPlatform } from './platform/embedded';
-import { RemotePlatform } from './platform/remote';
+import { PairingRevokedError, RemotePlatform } from './platform/remote';
 import { RemoteCatalog } from './platform/remote-catalog';
 import { PlatformResultHub } from './signing/platform-results';
 import { receivePush } from './signing/receive-push';
@@ -98,6 +99,15 @@ export class AppContext {
     return p && !p.revoked ? p : null;
   }
 
+  /**
+   * The 409 for a machine with no active pairing, saying why: a revoked pairing names the
+   * revocation whichever call found it first (a job's poll may see the platform's 401 before
+   * the operator's sync does), so the operator is never told merely "not paired".
+   */
+  notPaired(): LocalsignError {
+    return this.pairing.get().pairing?.revoked ? new PairingRevokedError() : new LocalsignError('not_paired', 'this machine is not paired with a platform; run `localsign init`', { type: 'pairing' });
+  }
+
   platform(): CatalogSource | null {
     const p = this.currentPairing();
     if (!p) return null;
@@ -136,7 +146,9 @@ export class AppContext {
     // An explicit sync is the operator saying the chip PIN is fixed: one more login is allowed
     // (signing/chip-provider.ts stops logging in after the token refused the PIN).
     this.chips.forgetPinRejection();
-    return syncCatalog({ source: this.platform(), write: (c) => this.cache.replace(c), now: this.now() });
+    const source = this.platform();
+    if (!source) return Promise.reject(this.notPaired());
+    return syncCatalog({ source, write: (c) => this.cache.replace(c), now: this.now() });
   }
 
   /** A push to /receive (PLATFORM.md), handed to the job waiting for it. */

@@ -1,4 +1,3 @@
-import { LocalsignError } from '../errors/errors';
 import type { CatalogCache } from '../store/catalog-types';
 
 export interface CatalogSource {
@@ -10,11 +9,10 @@ export interface CatalogSource {
  * write, so a failing platform or chip leaves the old cache in place (CONTRACT: 502, old cache stays).
  */
 export async function syncCatalog(o: {
-  source: CatalogSource | null;
+  source: CatalogSource;
   write: (cache: CatalogCache) => void;
   now: Date;
 }): Promise<CatalogCache> {
-  if (!o.source) throw new LocalsignError('not_paired', 'this machine is not paired with a platform; run `localsign init`');
   const fetched = await o.source.fetchCatalog();
   const cache: CatalogCache = { credentials: fetched.credentials, designs: fetched.designs, synced_at: o.now.toISOString() };
   o.write(cache);

@@ -101,8 +101,10 @@ describe('a pairing the platform revoked counts as unpaired', () => {
     expect(await health()).toMatchObject({ paired: true, tenant_id: 0, platform: 'embedded' });
     write({ ...pairing, revoked: true });
     expect(await health()).toMatchObject({ paired: false, tenant_id: null, platform: null });
-    await expectError(await call('/v1/sync', { method: 'POST' }), 409, NOT_PAIRED, where());
-    await expectError(await postJson(call, '/v1/blockchain/sign', { tx_hash: HASH_A, credential_key: '00000000-0000-4000-8000-000000000000' }), 409, NOT_PAIRED, where());
+    // The 409 says why: revoked, not merely unpaired (whichever call saw the platform's 401).
+    const revoked = "the platform revoked this machine's pairing (HTTP 401); pair again with `localsign init --platform URL --code CODE`";
+    await expectError(await call('/v1/sync', { method: 'POST' }), 409, revoked, where());
+    await expectError(await postJson(call, '/v1/blockchain/sign', { tx_hash: HASH_A, credential_key: '00000000-0000-4000-8000-000000000000' }), 409, revoked, where());
     expect(await (await call('/v1/credentials')).json()).toEqual({ credentials: [] });
     write(null);
   });

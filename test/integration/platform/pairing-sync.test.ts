@@ -151,7 +151,7 @@ describe('a running service and its remote platform', () => {
     await expectError(await postJson(call, '/v1/sync', {}), 409, /the platform revoked this machine's pairing \(HTTP 401\)/, where());
     const health = (await (await fetch(`${svc.url}/health`)).json()) as Record<string, unknown>;
     expect(health).toMatchObject({ paired: false, tenant_id: null });
-    await expectError(await postJson(call, '/v1/blockchain/sign', { tx_hash: '0x' + '22'.repeat(32), credential_key: second.keys.wallet.credential_key }), 409, /not paired/, where());
+    await expectError(await postJson(call, '/v1/blockchain/sign', { tx_hash: '0x' + '22'.repeat(32), credential_key: second.keys.wallet.credential_key }), 409, /the platform revoked this machine's pairing \(HTTP 401\)/, where());
     const result = await (async () => {
       for (;;) {
         const r = (await (await call(`/v1/results/${pending}?wait=5`)).json()) as Record<string, unknown>;
