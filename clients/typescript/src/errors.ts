@@ -14,6 +14,7 @@ export type ApiErrorKind =
   | 'invalid' // 422: the message names the field
   | 'rate_limited' // 429
   | 'upstream' // 502: the platform is unreachable or failing
+  | 'unavailable' // 503: the service's config dir cannot be written (disk full or read-only)
   | 'internal' // 500
   | 'unknown';
 
@@ -28,6 +29,7 @@ const KIND_OF_STATUS: Record<number, ApiErrorKind> = {
   429: 'rate_limited',
   500: 'internal',
   502: 'upstream',
+  503: 'unavailable',
 };
 
 /** The service answered a failure: `{error, error_id}` with an HTTP status. */

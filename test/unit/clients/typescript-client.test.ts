@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { openApiToTs } from '../../../build/openapi-to-ts.mjs';
 import { buildOpenApiDocument } from '../../../src/api/openapi';
 import { OPERATIONS } from '../../../src/api/operations';
-import { LocalsignClient } from '../../../clients/typescript/src/index';
+import { LocalsignApiError, LocalsignClient } from '../../../clients/typescript/src/index';
 
 const CLIENT = resolve(__dirname, '../../../clients/typescript');
 
@@ -19,6 +19,14 @@ describe('clients/typescript', () => {
     const forApplications = OPERATIONS.map((op) => op.id as string).filter((id) => id !== 'openapi' && id !== 'receive' && id !== 'demoCrl');
     const methods = Object.getOwnPropertyNames(LocalsignClient.prototype);
     expect(forApplications.filter((id) => !methods.includes(id))).toEqual([]);
+  });
+
+  it('gives a kind to every error status the OpenAPI document lists (docs/integrators.md "Errors")', () => {
+    const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
+    const statuses = new Set<number>();
+    for (const item of Object.values(doc.paths)) for (const op of Object.values(item)) for (const code of Object.keys(op.responses ?? {})) if (Number(code) >= 400) statuses.add(Number(code));
+    expect(statuses.size).toBeGreaterThan(5);
+    expect([...statuses].sort().filter((status) => new LocalsignApiError('x', status, null).kind === 'unknown')).toEqual([]);
   });
 
   it('has no runtime dependency and imports nothing outside its own src/ (Node 20+, Electron)', () => {
