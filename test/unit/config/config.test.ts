@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildConfig } from '../../../src/config/config';
-import type { EnvSnapshot } from '../../../src/config/env';
+import { readEnv, type EnvSnapshot } from '../../../src/config/env';
 import { assertPrivateHome, ensureHome } from '../../../src/config/paths';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
@@ -27,6 +27,16 @@ describe('buildConfig', () => {
   it('takes env over defaults and flags over env', () => {
     const c = buildConfig(env({ host: '::1', port: '9000', home: '/srv/ls', tsaUrl: 'http://tsa', requestTimeout: '5' }), { port: '9100' });
     expect(c).toMatchObject({ host: '::1', port: 9100, home: '/srv/ls', tsaUrl: 'http://tsa', requestTimeoutMs: 5000 });
+  });
+
+  it('takes --pades-level and --receive-listen from env too, and refuses a level the TSA settings cannot give', () => {
+    const fromEnv = buildConfig(readEnv({ LOCALSIGN_SERVICE_FILE: '', LOCALSIGN_HOME: '/srv/ls', LOCALSIGN_PADES_LEVEL: 'b-lta', LOCALSIGN_TSA_URL: 'http://tsa.example', LOCALSIGN_RECEIVE_LISTEN: '0.0.0.0:9443' }));
+    expect(fromEnv).toMatchObject({ padesLevel: 'B-LTA', receiveListen: { host: '0.0.0.0', port: 9443 } });
+    expect(buildConfig(env({ tsaUrl: 'http://tsa' }))).toMatchObject({ padesLevel: 'B-T', receiveListen: null });
+    expect(buildConfig(env())).toMatchObject({ padesLevel: 'B-B' });
+    expect(buildConfig(env({ tsaUrl: 'http://tsa' }), { padesLevel: 'B-B' })).toMatchObject({ padesLevel: 'B-B' });
+    expect(() => buildConfig(env(), { padesLevel: 'B-LT' })).toThrow('--pades-level B-LT needs a timestamp authority (--tsa-url or LOCALSIGN_TSA_URL)');
+    expect(() => buildConfig(env({ tsaUrl: 'http://tsa' }), { padesLevel: 'B-X' })).toThrow('--pades-level must be one of B-B, B-T, B-LT, B-LTA, got "B-X"');
   });
 
   it('refuses a malformed port, naming it', () => {
