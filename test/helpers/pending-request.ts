@@ -13,11 +13,20 @@ interface JournalLine {
  * journal's format, not on the store's constructor. Returns the new id.
  */
 export function leavePendingCopy(journalPath: string, doneId: string): string {
-  const lines = readFileSync(journalPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalLine);
+  const text = readFileSync(journalPath, 'utf8');
+  // A kill may have torn the last line: it is skipped here as the store skips it, and the new
+  // line starts on a line of its own.
+  const lines = text.split('\n').flatMap((l) => {
+    try {
+      return [JSON.parse(l) as JournalLine];
+    } catch {
+      return [];
+    }
+  });
   const accepted = lines.find((l) => l.t === 'c' && l.e?.request_id === doneId)?.e;
   if (!accepted) throw new Error(`${doneId} has no "created" line in ${journalPath}`);
   const { result: _r, error: _e, error_id: _i, attempts: _a, ...base } = accepted;
   const id = newRequestId();
-  appendFileSync(journalPath, JSON.stringify({ t: 'c', e: { ...base, request_id: id, status: 'PENDING', created_at: new Date().toISOString(), completed_at: null } }) + '\n');
+  appendFileSync(journalPath, (text === '' || text.endsWith('\n') ? '' : '\n') + JSON.stringify({ t: 'c', e: { ...base, request_id: id, status: 'PENDING', created_at: new Date().toISOString(), completed_at: null } }) + '\n');
   return id;
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authed, initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
+import { leavePendingCopy } from '../../helpers/pending-request';
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { PDF_B64, postOne, readCatalog, runLoad, settle, startSilentServer, verifyBlockchain, verifyPades, warmUp, type Accepted, type Catalog } from './_load';
 
@@ -68,8 +69,6 @@ describe('SIGKILL under load, then restart', () => {
   let orphan: string;
   /** Requests whose resume the second kill cut short: the third start ends them (issue 7 item 2). */
   let interrupted: Set<string>;
-  /** The journal as the second kill left it (to explain a mismatch below). */
-  let journalAfterSecondKill = '';
   let statuses: Map<string, string>;
 
   beforeAll(() => {
@@ -123,14 +122,25 @@ describe('SIGKILL under load, then restart', () => {
     // Those whose resumed job had started (its attempt durable) were being signed by the
     // killed process: they get no third try. The others, still queued, are resumed again.
     interrupted = new Set(pendingInJournal(home).filter((p) => p.attempts >= 2).map((p) => p.id));
-    journalAfterSecondKill = readFileSync(join(home, 'requests.jsonl'), 'utf8');
   });
 
   it('a PENDING PAdES request whose work file is gone is ERROR after the restart', async () => {
-    const pending = pendingInJournal(home).filter((p) => p.kind === 'pades' && p.attempts < 2 && existsSync(join(home, 'work', `${p.id}.pdf`)));
-    expect(pending.length).toBeGreaterThan(0);
-    orphan = pending[0]!.id;
-    rmSync(join(home, 'work', `${orphan}.pdf`));
+    // Among the acknowledged ones: the journal also holds requests whose 202 the kill cut off
+    // (durable, never answered), and an orphan chosen among those made the checks below expect
+    // an ERROR for a request the client never heard of (seen in CI).
+    const acknowledged = new Set(accepted.map((a) => a.id));
+    const pending = pendingInJournal(home).filter((p) => acknowledged.has(p.id) && p.kind === 'pades' && p.attempts < 2 && existsSync(join(home, 'work', `${p.id}.pdf`)));
+    if (pending.length > 0) {
+      orphan = pending[0]!.id;
+      rmSync(join(home, 'work', `${orphan}.pdf`));
+    } else {
+      // A small PAdES backlog (a busy machine signs most of it before the first kill) can be
+      // wholly resumed by the second start, so none is left to lose its document: leave one the
+      // way a crash does, an acknowledged PENDING request with nothing in work/.
+      const donePades = accepted.find((a) => a.kind === 'pades' && !pendingInJournal(home).some((p) => p.id === a.id))!;
+      orphan = leavePendingCopy(join(home, 'requests.jsonl'), donePades.id);
+      accepted.push({ id: orphan, kind: 'pades' });
+    }
 
     service = await startServiceProcess({ home, args });
     const call = authed(service.url, creds);
@@ -155,11 +165,7 @@ describe('SIGKILL under load, then restart', () => {
     // to fail: an acknowledged PAdES request has its document on disk until its final state is
     // (JobRunner removes work/<id>.pdf only after DONE/ERROR).
     const failed = accepted.filter((a) => statuses.get(a.id) === 'ERROR').map((a) => a.id);
-    const expectedFailed = [orphan, ...accepted.filter((a) => interrupted.has(a.id)).map((a) => a.id)];
-    // On a mismatch, the journal lines of the ids in question say what happened to them.
-    const odd = [...failed.filter((id) => !expectedFailed.includes(id)), ...expectedFailed.filter((id) => !failed.includes(id))];
-    const story = journalAfterSecondKill.split('\n').filter((l) => odd.some((id) => l.includes(id))).map((l) => l.slice(0, 300));
-    expect(failed.sort(), story.join('\n')).toEqual(expectedFailed.sort());
+    expect(failed.sort()).toEqual([orphan, ...accepted.filter((a) => interrupted.has(a.id)).map((a) => a.id)].sort());
     for (const id of interrupted) {
       expect(await (await call(`/v1/results/${id}`)).json()).toEqual({ request_id: id, status: 'ERROR', error: 'the service stopped while signing this request', error_id: expect.stringMatching(/^err_/) });
     }
