@@ -106,7 +106,30 @@ interface Decoded {
 }
 
 /** Validates `text[start..]` as base64 with the tolerated layout, then decodes it. */
+/** Any character that canonical standard base64 (RFC 4648 §4, unwrapped) cannot hold. */
+const NOT_CANONICAL = /[^A-Za-z0-9+/=]/g;
+
+/**
+ * Canonical input (standard alphabet, no line breaks, complete padding only at the end) needs no
+ * repair and no layout check: native searches prove it in about 0.1 s for 140 MB, where the
+ * character walk below took 0.9 s (issue 10). Anything else takes the walk, which names what is
+ * wrong or repaired.
+ */
+function decodeCanonical(text: string, start: number): Decoded | null {
+  const length = text.length - start;
+  if (length === 0 || length % 4 !== 0) return null;
+  NOT_CANONICAL.lastIndex = start;
+  if (NOT_CANONICAL.test(text)) return null;
+  const pad = text.indexOf('=', start);
+  if (pad >= 0 && (pad < text.length - 2 || (pad === text.length - 2 && text.charCodeAt(text.length - 1) !== 0x3d))) return null;
+  if (pad === start) return null; // nothing but padding: the walk says there is no data
+  const buf = Buffer.from(start === 0 ? text : text.slice(start), 'base64');
+  return { bytes: new Uint8Array(buf.buffer, buf.byteOffset, buf.length), repairs: [] };
+}
+
 function decodeLayer(text: string, start: number): Decoded {
+  const canonical = decodeCanonical(text, start);
+  if (canonical) return canonical;
   let pad = 0;
   let firstPadAt = -1;
   let notData = 0; // characters that are not alphabet characters (padding, line breaks, whitespace)

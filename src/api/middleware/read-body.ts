@@ -111,7 +111,7 @@ export async function readJsonObject(c: Context, limit: number, largeString?: st
   if (largeString && raw.length > 1024 * 1024) {
     const split = splitLargeStringField(raw, largeString);
     if (split) {
-      large = split.value.toString('latin1');
+      large = split.value;
       raw = split.rest;
     }
   }

@@ -251,3 +251,26 @@ describe('spec §7 rule 2: every refusal names the first bytes received and the 
     expect(message).toMatch(/(received|starts with) "/);
   });
 });
+
+describe('canonical base64 (the fast path)', () => {
+  it('decodes exactly what Node does, with no repair, for every length mod 3 (property)', async () => {
+    const fc = (await import('fast-check')).default;
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (tail) => {
+        const bytes = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from(tail)]);
+        const r = decodePdfBase64(bytes.toString('base64'));
+        expect(Buffer.from(r.pdf).equals(bytes)).toBe(true);
+        expect(r.repairs).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('leaves every near miss to the full check: padding inside, padding only, a stray character', () => {
+    const b64 = Buffer.from('%PDF-1.7\nabcdefghijkl').toString('base64'); // 28 characters, no padding
+    expect(() => decodePdfBase64(`${b64.slice(0, 8)}=${b64.slice(9)}`)).toThrow(/padding inside the data/);
+    expect(() => decodePdfBase64('====')).toThrow(PdfInputError);
+    expect(() => decodePdfBase64(`${b64.slice(0, 27)}\u0000`)).toThrow(/outside the base64 alphabet/);
+    expect(decodePdfBase64(`${b64}\n`).repairs).toEqual(['line-breaks']);
+  });
+});
