@@ -99,6 +99,8 @@ export class JobRunner {
     let failing = false;
     try {
       const job = (await JOBS[entry.kind]()) as Job;
+      // A job that must queue for its slot lets a large document wait on disk meanwhile.
+      if (entry.kind === 'pades' && !this.padesSlots.free) this.deps.documents.spill(entry.request_id);
       const release = entry.kind === 'pades' ? await this.acquirePadesSlot(timeout) : () => undefined;
       let outcome;
       try {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { SigningError } from '../errors/errors';
 import { finishPades, preparePades, verifyPades } from '../pades';
 import { algorithmOfCertificate, ecdsaRawToDer } from '../pades/cms';
@@ -153,7 +152,6 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
   return {
     result: {
       bytes: signed.length,
-      sha256: createHash('sha256').update(signed).digest('hex'),
       level,
       // CONTRACT: a PAdES result may add `warnings` (a stamp moved to free space, …).
       ...(prepared.warnings.length > 0 ? { warnings: prepared.warnings } : {}),

@@ -9,6 +9,11 @@ export class Slots {
 
   constructor(private readonly size: number) {}
 
+  /** Whether `acquire` would be granted at once. */
+  get free(): boolean {
+    return this.used < this.size;
+  }
+
   async acquire(): Promise<() => void> {
     if (this.used < this.size) this.used += 1;
     else await new Promise<void>((resolve) => this.waiting.push(resolve)); // the releaser hands its slot over

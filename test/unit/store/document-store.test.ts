@@ -30,6 +30,23 @@ describe('DocumentStore: one owner of a request\'s documents', () => {
     expect(await docs.readInput('req_a')).toBeNull();
   });
 
+  it('holds a large input in memory for a job that starts at once, and on disk for one that must queue', async () => {
+    const docs = new DocumentStore(dirs);
+    const big = Buffer.alloc(17 * 1024 * 1024, 0x41);
+    const small = Buffer.from('%PDF-1.7 small');
+    const writes = [docs.admit('req_big', big), docs.admit('req_small', small)];
+    // The very buffer accepted, not a copy read back from disk.
+    expect((await docs.readInput('req_big'))!.buffer).toBe(big.buffer);
+    docs.spill('req_big');
+    docs.spill('req_small'); // small inputs stay in memory whatever happens
+    expect((await docs.readInput('req_small'))!.buffer).toBe(small.buffer);
+    const back = (await docs.readInput('req_big'))!;
+    expect(back.buffer).not.toBe(big.buffer);
+    expect(back.equals(big)).toBe(true);
+    expect(docs.hasInput('req_big')).toBe(true);
+    await Promise.all(writes);
+  });
+
   it('keeps a prepared state across processes, the PDF before its description', async () => {
     const docs = new DocumentStore(dirs);
     expect(await docs.readPrepared('req_p')).toBeNull();
