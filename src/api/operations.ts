@@ -10,6 +10,14 @@ import { BLOCKCHAIN_SIGN_BODY, PADES_SIGN_BODY, PADES_VERIFY_BODY, type BodySpec
 import { ref } from './response-schemas';
 import { LIMIT_MAX, WAIT_MAX_SECONDS } from './validate';
 
+/** `?wait=N`: the long poll of GET /v1/results/{id} and of its /pdf (issue 10: polling costs). */
+const WAIT_PARAMETER = {
+  name: 'wait',
+  in: 'query',
+  schema: { type: 'integer', minimum: 0, default: 0 },
+  description: `Long poll: hold a PENDING answer up to this many seconds (digits only; above ${WAIT_MAX_SECONDS} is clamped to ${WAIT_MAX_SECONDS})`,
+} as const;
+
 export interface Parameter {
   name: string;
   in: 'query' | 'path' | 'header';
@@ -120,15 +128,7 @@ export const OPERATIONS = [
     summary: 'One signing result (only the application key that made the request sees it)',
     auth: true,
     paired: false,
-    parameters: [
-      { name: 'request_id', in: 'path', required: true, schema: { type: 'string' } },
-      {
-        name: 'wait',
-        in: 'query',
-        schema: { type: 'integer', minimum: 0, default: 0 },
-        description: `Long poll: hold a PENDING answer up to this many seconds (digits only; above ${WAIT_MAX_SECONDS} is clamped to ${WAIT_MAX_SECONDS})`,
-      },
-    ],
+    parameters: [{ name: 'request_id', in: 'path', required: true, schema: { type: 'string' } }, WAIT_PARAMETER],
     success: { status: 200, schema: ref('Result'), description: 'PENDING, DONE (pdf_base64, or r/s/v/y_parity/address/chain_id) or ERROR (error, error_id)' },
     errors: [404],
   },
@@ -136,10 +136,10 @@ export const OPERATIONS = [
     id: 'getResultPdf',
     method: 'GET',
     path: '/v1/results/:request_id/pdf',
-    summary: 'The signed PDF itself, streamed (extension for large documents); 404 until the request is DONE',
+    summary: 'The signed PDF itself, streamed (extension for large documents); 404 until the request is DONE. With `wait`, a PENDING request is waited for first, so one call gives the document without its base64 in a result',
     auth: true,
     paired: false,
-    parameters: [{ name: 'request_id', in: 'path', required: true, schema: { type: 'string' } }],
+    parameters: [{ name: 'request_id', in: 'path', required: true, schema: { type: 'string' } }, WAIT_PARAMETER],
     success: { status: 200, schema: { type: 'string', format: 'binary' }, description: 'The signed PDF', contentType: 'application/pdf' },
     errors: [404],
   },

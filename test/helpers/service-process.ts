@@ -89,7 +89,6 @@ export function initEmbeddedWithWrapper(home: string, wrapperArgs: string[] = []
   return parseJson<{ key: string; secret: string }>(runCli(['wrapper:create', '--json', ...wrapperArgs], { home }));
 }
 
-/** fetch with the wrapper headers. */
 /**
  * A caller with a wrapper key. Each call has its own connection (`Connection: close`): tests run
  * the CLI with spawnSync, which stalls this process's event loop for seconds, and a kept-alive

@@ -15,7 +15,7 @@ import type {
   SyncAnswer,
   VerifyReport,
 } from './api-types.js';
-import { toBase64 } from './base64.js';
+import { fromBase64, toBase64 } from './base64.js';
 import { LocalsignApiError, LocalsignApiVersionError, LocalsignConnectionError } from './errors.js';
 
 export interface LocalsignClientOptions {
@@ -104,9 +104,47 @@ export class LocalsignClient {
     return this.request<VerifyReport>('POST', '/v1/pades/verify', { body, signal: o.signal });
   }
 
-  /** GET /v1/results/{id}/pdf: the signed PDF itself once DONE (404 before), without base64. */
-  async getResultPdf(requestId: string, o: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
-    return this.request<Uint8Array>('GET', `/v1/results/${encodeURIComponent(requestId)}/pdf`, { signal: o.signal, binary: true });
+  /**
+   * GET /v1/results/{id}/pdf: the signed PDF itself once DONE (404 before), without base64;
+   * `wait` (seconds, at most 30) holds a PENDING request first.
+   */
+  async getResultPdf(requestId: string, o: { wait?: number; signal?: AbortSignal } = {}): Promise<Uint8Array> {
+    const query = o.wait ? `?wait=${Math.max(0, Math.floor(o.wait))}` : '';
+    return this.request<Uint8Array>('GET', `/v1/results/${encodeURIComponent(requestId)}/pdf${query}`, { signal: o.signal, binary: true, extraMs: (o.wait ?? 0) * 1000 });
+  }
+
+  /**
+   * Waits for a PAdES request and gives the signed PDF itself (long polls of GET
+   * /v1/results/{id}/pdf): a large document comes back once, as bytes, never as the base64 in a
+   * result. An ERROR result is returned, as `waitFor` does. A 404 from the PDF route means "not
+   * DONE yet" or "no PDF": the result says which (a service without the route gives its base64).
+   */
+  async waitForPdf(requestId: string, o: WaitOptions = {}): Promise<{ request_id: string; status: 'DONE'; pdf: Uint8Array } | ErrorResult> {
+    const pollSeconds = Math.min(30, Math.max(1, o.pollSeconds ?? 25));
+    const signal = o.timeoutMs !== undefined ? anySignal([o.signal, AbortSignal.timeout(o.timeoutMs)]) : o.signal;
+    let backoff = 100;
+    for (;;) {
+      signal?.throwIfAborted();
+      const started = Date.now();
+      try {
+        return { request_id: requestId, status: 'DONE', pdf: await this.getResultPdf(requestId, { wait: pollSeconds, signal }) };
+      } catch (e) {
+        if (e instanceof LocalsignApiError && e.status === 404) {
+          const result = await this.getResult(requestId, { signal });
+          if (result.status === 'ERROR') return result as ErrorResult;
+          if (result.status === 'DONE') {
+            if ('pdf_base64' in result) return { request_id: requestId, status: 'DONE', pdf: fromBase64(result.pdf_base64) };
+            throw new LocalsignApiError(`${requestId} is not a PDF signature`, 404, e.error_id);
+          }
+        } else if (!(e instanceof LocalsignConnectionError) || signal?.aborted) throw e;
+      }
+      if (Date.now() - started >= pollSeconds * 1000 - 250) {
+        backoff = 100; // a full long poll paced it
+        continue;
+      }
+      await sleep(backoff, signal);
+      backoff = Math.min(2000, backoff * 2);
+    }
   }
 
   /** POST /v1/blockchain/sign: 202 `{request_id, status: "PENDING"}`; then `waitFor`. */

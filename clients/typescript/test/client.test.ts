@@ -9,6 +9,7 @@ import { recoverAddress, Signature } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smallPdf } from '../../../test/helpers/api-fixtures';
 import { parseJson, runCli } from '../../../test/helpers/cli';
+import { generateLargeImage } from '../../../test/helpers/pdf-corpus';
 import { runPdfsig } from '../../../test/helpers/pdf-tools';
 import { startPlatformDouble, type PlatformDouble } from '../../../test/helpers/platform-double';
 import { initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../../test/helpers/service-process';
@@ -225,6 +226,57 @@ describe('@localsign/client against services it cannot use as such', () => {
     const result = await new LocalsignClient({ baseUrl: base, key: 'wrp_x', secret: 'wsec_x' }).waitFor('req_1');
     expect(result.status).toBe('DONE');
     expect(seen.filter((s) => s.startsWith('GET /v1/results/req_1'))).toEqual(Array(4).fill('GET /v1/results/req_1?wait=25'));
+  });
+});
+
+describe('@localsign/client with a large document', () => {
+  const home = makeTmpHome();
+  let service: ServiceProcess;
+  let hangingTsa: Server;
+  let timingOut: ServiceProcess;
+  const timingOutHome = makeTmpHome();
+  afterAll(async () => {
+    await Promise.all([service, timingOut].map((s) => s?.stop()));
+    hangingTsa?.close();
+    home.cleanup();
+    timingOutHome.cleanup();
+  });
+
+  it('sends 9 MB raw on its own (transport auto) and waitForPdf gives the signed bytes, never base64', async () => {
+    const creds = initEmbeddedWithWrapper(home.home);
+    service = await startServiceProcess({ home: home.home });
+    const seen: { method: string; path: string; type: string | null }[] = [];
+    const recording: typeof fetch = async (url, init) => {
+      const headers = new Headers(init?.headers);
+      seen.push({ method: init?.method ?? 'GET', path: new URL(String(url)).pathname + new URL(String(url)).search, type: headers.get('content-type') });
+      return fetch(url, init);
+    };
+    const client = new LocalsignClient({ baseUrl: service.url, ...creds, fetch: recording });
+    const pades = (await client.listCredentials()).credentials.find((c) => c.type === 'pades')!.credential_key;
+    const input = Buffer.from(generateLargeImage(9));
+    const accepted = await client.signPdf({ pdf: input, credential_key: pades });
+    const result = await client.waitForPdf(accepted.request_id);
+    expect(result.status).toBe('DONE');
+    const signed = Buffer.from((result as { pdf: Uint8Array }).pdf);
+    expect(signed.subarray(0, input.length).equals(input)).toBe(true);
+    const file = join(home.home, 'large.pdf');
+    writeFileSync(file, signed);
+    expect((await runPdfsig(file)).signatures[0]!.validation).toBe('Signature is Valid.');
+    const sign = seen.find((r) => r.path.startsWith('/v1/pades/sign'))!;
+    expect(sign).toMatchObject({ method: 'POST', type: 'application/pdf' });
+    // Only the PDF route was read for the result: no base64 copy of the document came back.
+    expect(seen.filter((r) => r.path.startsWith(`/v1/results/${accepted.request_id}`)).map((r) => r.path)).toEqual([`/v1/results/${accepted.request_id}/pdf?wait=25`]);
+  });
+
+  it('waitForPdf returns an ERROR result as the result', async () => {
+    hangingTsa = createServer(() => undefined);
+    await new Promise<void>((r) => hangingTsa.listen(0, '127.0.0.1', r));
+    const creds = initEmbeddedWithWrapper(timingOutHome.home);
+    timingOut = await startServiceProcess({ home: timingOutHome.home, args: ['--tsa-url', `http://127.0.0.1:${(hangingTsa.address() as { port: number }).port}/`, '--request-timeout', '2'] });
+    const client = new LocalsignClient({ baseUrl: timingOut.url, ...creds });
+    const pades = (await client.listCredentials()).credentials.find((c) => c.type === 'pades')!.credential_key;
+    const accepted = await client.signPdf({ pdf: new Uint8Array(await smallPdf('times out')), credential_key: pades });
+    expect(await client.waitForPdf(accepted.request_id, { pollSeconds: 1 })).toMatchObject({ request_id: accepted.request_id, status: 'ERROR', error: 'signing did not complete within 2 s', error_id: expect.stringMatching(ERR_ID) });
   });
 });
 

@@ -14,20 +14,27 @@ function visible(entry: RequestEntry | undefined, wrapperKey: string): entry is 
   return entry !== undefined && entry.wrapper_key === wrapperKey;
 }
 
+/**
+ * The caller's request `request_id`, after `?wait=N`: a long poll holds a PENDING answer up to N
+ * seconds, so a client needs one request per result instead of a polling loop (each poll costs
+ * the service a full HTTP exchange).
+ */
+async function visibleEntry(ctx: AppContext, c: Context<ApiEnv>, kind?: RequestEntry['kind']): Promise<RequestEntry> {
+  const id = c.req.param('request_id') ?? '';
+  const wait = parseWait(c.req.queries('wait'));
+  const entry = ctx.requests.store.get(id);
+  if (!visible(entry, c.get('wrapper').key)) {
+    throw new LocalsignError('not_found', `no request ${id.slice(0, 64)}`, { type: 'not_found' });
+  }
+  // A request of another kind than the route serves answers at once (nothing to wait for).
+  if (entry.status !== 'PENDING' || wait === 0 || (kind !== undefined && entry.kind !== kind)) return entry;
+  await ctx.requests.registry.waitForFinal(id, wait * 1000);
+  return ctx.requests.store.get(id) ?? entry;
+}
+
 export function getResult(ctx: AppContext) {
   return async (c: Context<ApiEnv>) => {
-    const id = c.req.param('request_id') ?? '';
-    const wait = parseWait(c.req.queries('wait'));
-    let entry = ctx.requests.store.get(id);
-    if (!visible(entry, c.get('wrapper').key)) {
-      throw new LocalsignError('not_found', `no request ${id.slice(0, 64)}`, { type: 'not_found' });
-    }
-    // Long poll: `?wait=N` holds a PENDING answer up to N seconds, so a client needs one request
-    // per result instead of a polling loop (each poll costs the service a full HTTP exchange).
-    if (entry.status === 'PENDING' && wait > 0) {
-      await ctx.requests.registry.waitForFinal(id, wait * 1000);
-      entry = ctx.requests.store.get(id) ?? entry;
-    }
+    const entry = await visibleEntry(ctx, c);
     const body: Record<string, unknown> = { request_id: entry.request_id, status: entry.status };
     if (entry.status === 'ERROR') {
       body.error = entry.error;
@@ -53,13 +60,14 @@ export function getResult(ctx: AppContext) {
 
 /**
  * GET /v1/results/{id}/pdf (CONTRACT extension): the signed PDF as `application/pdf`, streamed from
- * disk; 404 until the request is DONE (and for a blockchain request, which has no PDF).
+ * disk; 404 until the request is DONE (and for a blockchain request, which has no PDF). `?wait=N`
+ * waits for a PENDING request first: a client of the raw transport gets its document in one call,
+ * without the 4/3-size base64 copy GET /v1/results/{id} carries.
  */
 export function getResultPdf(ctx: AppContext) {
   return async (c: Context<ApiEnv>) => {
-    const id = c.req.param('request_id') ?? '';
-    const entry = ctx.requests.store.get(id);
-    if (!visible(entry, c.get('wrapper').key)) throw new LocalsignError('not_found', `no request ${id.slice(0, 64)}`, { type: 'not_found' });
+    const entry = await visibleEntry(ctx, c, 'pades');
+    const id = entry.request_id;
     if (entry.kind !== 'pades') throw new LocalsignError('not_found', `${id} is a blockchain request: it has no PDF`, { type: 'not_found' });
     if (entry.status !== 'DONE') throw new LocalsignError('not_found', `${id} has no signed PDF: it is ${entry.status}`, { type: 'not_found' });
     const file = await ctx.documents.openResult(id);

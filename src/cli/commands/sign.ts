@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { defineCommand } from 'citty';
-import type { FinalResult, LocalsignClient } from '../../../clients/typescript/src/index';
-import { fromBase64 } from '../../../clients/typescript/src/index';
+import type { ErrorResult } from '../../../clients/typescript/src/index';
 import { CommandError, EXIT_FAILURE, EXIT_SIGNING_FAILED, EXIT_TIMEOUT, printData, repeatedFlag, UsageError } from '../output';
 import { assertOutputFolder, writeOutputFile } from '../output-file';
 import { startProgress } from '../progress';
@@ -22,12 +21,14 @@ function parseTimeout(value: unknown): number | undefined {
   return Number(value) * 1000;
 }
 
+const isError = (r: { status: string }): r is ErrorResult => r.status === 'ERROR';
+
 /** Waits for DONE or ERROR with a progress line on a terminal; an ERROR is exit 5 naming its record. */
-async function waitForFinal(client: LocalsignClient, requestId: string, what: string, timeoutMs: number | undefined): Promise<FinalResult> {
+async function waitForFinal<R extends { status: string }>(wait: () => Promise<R | ErrorResult>, requestId: string, what: string, timeoutMs: number | undefined): Promise<R> {
   const progress = startProgress(`${what}: waiting for ${requestId}`);
-  let result: FinalResult;
+  let result: R | ErrorResult;
   try {
-    result = await client.waitFor(requestId, { timeoutMs });
+    result = await wait();
   } catch (e) {
     if ((e as Error).name === 'TimeoutError') {
       throw new CommandError(`${requestId} is still PENDING after ${Math.round(timeoutMs! / 1000)} s; it goes on: \`localsign results\` shows it`, EXIT_TIMEOUT);
@@ -36,7 +37,7 @@ async function waitForFinal(client: LocalsignClient, requestId: string, what: st
   } finally {
     progress.stop();
   }
-  if (result.status === 'ERROR') {
+  if (isError(result)) {
     throw new CommandError(`signing failed: ${result.error} (${requestId}, ${result.error_id}; details: \`localsign report ${requestId}\`)`, EXIT_SIGNING_FAILED);
   }
   return result;
@@ -93,9 +94,9 @@ export const signPdfCommand = defineCommand({
       ...(args.location !== undefined ? { location: String(args.location) } : {}),
       ...(args['signer-name'] !== undefined ? { signer_name: String(args['signer-name']) } : {}),
     });
-    const result = await waitForFinal(client, accepted.request_id, `Signing ${input}`, timeoutMs);
-    if (!('pdf_base64' in result)) throw new CommandError(`${accepted.request_id} is not a PDF signature`, EXIT_FAILURE);
-    const signed = fromBase64(result.pdf_base64);
+    // The signed PDF itself, not its base64 in the result: a large document comes back once.
+    const result = await waitForFinal(() => client.waitForPdf(accepted.request_id, { timeoutMs }), accepted.request_id, `Signing ${input}`, timeoutMs);
+    const signed = result.pdf;
     const out = String(args.out);
     if (out === '-') {
       process.stdout.write(signed);
@@ -123,7 +124,7 @@ export const signHashCommand = defineCommand({
     const timeoutMs = parseTimeout(args.timeout);
     const client = serviceClient(args, rawArgs);
     const accepted = await client.signHash({ tx_hash: String(args.hash), credential_key: String(args.credential), ...(chain !== undefined ? { chain_id: Number(chain) } : {}) });
-    const result = await waitForFinal(client, accepted.request_id, 'Signing the hash', timeoutMs);
+    const result = await waitForFinal(() => client.waitFor(accepted.request_id, { timeoutMs }), accepted.request_id, 'Signing the hash', timeoutMs);
     if (!('r' in result)) throw new CommandError(`${accepted.request_id} is not a hash signature`, EXIT_FAILURE);
     printData(Boolean(args.json), result, () =>
       [`r: ${result.r}`, `s: ${result.s}`, `v: ${result.v}`, `y_parity: ${result.y_parity}`, `address: ${result.address}`, `chain_id: ${result.chain_id ?? 'none'}`, `request_id: ${result.request_id}`].join('\n'),

@@ -5,6 +5,7 @@ import { credentialKeys, expectError, HASH_A, smallPdf, type Call } from '../../
 import { generateLargeImage } from '../../helpers/pdf-corpus';
 import { runPdfsig } from '../../helpers/pdf-tools';
 import { authed, initEmbeddedWithWrapper, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
+import { startSilentServer } from '../lifecycle/_load';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
 /**
@@ -36,9 +37,9 @@ describe('the raw PDF transport', () => {
   const raw = (query: string, body: Uint8Array, type = 'application/pdf') =>
     call(`/v1/pades/sign?${query}`, { method: 'POST', body, headers: { 'content-type': type } });
 
+  /** One call: `?wait` holds the PENDING request, then the PDF comes (no base64 result read). */
   async function signedBytes(id: string): Promise<Buffer> {
-    expect((await waitForResult(call, id, 60_000)).status).toBe('DONE');
-    const res = await call(`/v1/results/${id}/pdf`);
+    const res = await call(`/v1/results/${id}/pdf?wait=30`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
     const bytes = Buffer.from(await res.arrayBuffer());
@@ -79,6 +80,30 @@ describe('the raw PDF transport', () => {
     const id = ((await res.json()) as { request_id: string }).request_id;
     await waitForResult(call, id);
     await expectError(await call(`/v1/results/${id}/pdf`), 404, `${id} is a blockchain request: it has no PDF`, { ...where(), requestId: id });
+  });
+
+  it('GET /v1/results/{id}/pdf is 404 while PENDING; ?wait=N holds it N seconds first', async () => {
+    const tsa = await startSilentServer(); // a timestamp authority that never answers keeps it PENDING
+    const home = makeTmpHome();
+    try {
+      const waiting = await startServiceProcess({ home: home.home, args: ['--tsa-url', tsa.url] });
+      try {
+        const c = authed(waiting.url, initEmbeddedWithWrapper(home.home));
+        const key = (await credentialKeys(c)).pades[0]!;
+        const res = await c(`/v1/pades/sign?credential_key=${key}`, { method: 'POST', body: await smallPdf(), headers: { 'content-type': 'application/pdf' } });
+        const id = ((await res.json()) as { request_id: string }).request_id;
+        const pending = { home: home.home, reader: c, requestId: id };
+        await expectError(await c(`/v1/results/${id}/pdf`), 404, `${id} has no signed PDF: it is PENDING`, pending);
+        const t = Date.now();
+        await expectError(await c(`/v1/results/${id}/pdf?wait=1`), 404, `${id} has no signed PDF: it is PENDING`, pending);
+        expect(Date.now() - t).toBeGreaterThanOrEqual(900);
+      } finally {
+        await waiting.stop();
+      }
+    } finally {
+      await tsa.close();
+      home.cleanup();
+    }
   });
 
   it('a 100 MB document signs through it and passes pdfsig; a body over --max-body is 413', async () => {
