@@ -90,6 +90,7 @@ for (const { entry, target, vendor } of targets) {
   const outfile = besideTarget(target);
   await build({
     stdin: { contents: `module.exports = {\n${table.join('\n')}\n};\n`, resolveDir: process.cwd(), loader: 'js' },
+    alias: { pako: resolve('build/vendor/pako-zlib.cjs') },
     outfile,
     bundle: true,
     platform: 'node',

@@ -109,8 +109,27 @@ export function certificatesToEmbed(chain: Uint8Array[]): Uint8Array[] {
   return chain.filter((der, i) => i === 0 || !isSelfSigned(der));
 }
 
+/**
+ * Answers about a certificate, remembered by its bytes: a credential's chain is the same for each
+ * of its signatures, and parsing it with X509Certificate per signature was 6 % of the service's
+ * time for small PDFs (issue 10). Bounded: a service sees a handful of chains.
+ */
+function memoByDer<T>(compute: (der: Uint8Array) => T): (der: Uint8Array) => T {
+  const known = new Map<string, T>();
+  return (der) => {
+    const key = Buffer.from(der.buffer, der.byteOffset, der.byteLength).toString('base64');
+    let value = known.get(key);
+    if (value === undefined) {
+      value = compute(der);
+      if (known.size >= 256) known.delete(known.keys().next().value!);
+      known.set(key, value);
+    }
+    return value;
+  };
+}
+
 /** Self-issued (subject = issuer, byte for byte, RFC 5280 §6.1) and signed by its own key. */
-function isSelfSigned(der: Uint8Array): boolean {
+const isSelfSigned = memoByDer((der: Uint8Array): boolean => {
   const f = certFields(der, 'chain certificate');
   if (!bytesEqual(f.issuer.raw, f.subject.raw)) return false;
   try {
@@ -119,7 +138,13 @@ function isSelfSigned(der: Uint8Array): boolean {
   } catch {
     return false;
   }
-}
+});
+
+/** The certificate's public key, for verifying what it signed. */
+export const publicKeyOfCertificate = memoByDer((der: Uint8Array) => new X509Certificate(der).publicKey);
+
+/** Bytes of an RSA signature by this certificate's key (its modulus length). */
+const rsaSignatureLength = memoByDer((der: Uint8Array): number => Math.ceil((publicKeyOfCertificate(der).asymmetricKeyDetails?.modulusLength ?? 8192) / 8));
 
 export function assembleCms(o: {
   signedAttributes: Uint8Array;
@@ -169,10 +194,7 @@ export function estimateCmsSize(chain: Uint8Array[], algorithm: SignatureAlgorit
   if (!signer) throw new SigningError('certificateChain is empty: the signer certificate must come first');
   const attrs = buildSignedAttributes({ documentDigest: new Uint8Array(32), signerCertificate: signer });
   // Largest signature value: the RSA modulus length, or DER r,s both 33 bytes for P-256.
-  const sigLength =
-    algorithm === 'rsa'
-      ? Math.ceil((new X509Certificate(signer).publicKey.asymmetricKeyDetails?.modulusLength ?? 8192) / 8)
-      : 72;
+  const sigLength = algorithm === 'rsa' ? rsaSignatureLength(signer) : 72;
   const sample = assembleCms({
     signedAttributes: attrs,
     signatureValue: algorithm === 'rsa' ? new Uint8Array(sigLength).fill(0xff) : maxEcdsaDer(),
@@ -236,7 +258,7 @@ export function verifyCmsSignature(
   if (!expectedAlg.includes(si.signatureAlgorithm)) fail(`signature algorithm ${si.signatureAlgorithm} does not fit the ${algorithm} key`);
   let ok = false;
   try {
-    ok = cryptoVerify('sha256', signedAttributes, new X509Certificate(signerCertificate).publicKey, si.signature);
+    ok = cryptoVerify('sha256', signedAttributes, publicKeyOfCertificate(signerCertificate), si.signature);
   } catch (e) {
     fail(`signature could not be checked: ${(e as Error).message}`, e);
   }

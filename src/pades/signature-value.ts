@@ -1,4 +1,5 @@
-import { verify, X509Certificate } from 'node:crypto';
+import { verify } from 'node:crypto';
+import { publicKeyOfCertificate } from './cms';
 
 /**
  * Whether `signatureValue` is the signer's signature over the DER signed attributes (RFC 5652
@@ -8,7 +9,7 @@ import { verify, X509Certificate } from 'node:crypto';
  */
 export function signatureValueMatches(signedAttributes: Uint8Array, signatureValue: Uint8Array, signerCertificate: Uint8Array): boolean {
   try {
-    return verify('sha256', signedAttributes, new X509Certificate(signerCertificate).publicKey, signatureValue);
+    return verify('sha256', signedAttributes, publicKeyOfCertificate(signerCertificate), signatureValue);
   } catch {
     return false; // not a signature of this key's form at all (e.g. an RSA value for a P-256 key)
   }

@@ -147,7 +147,7 @@ export class JobRunner {
     if (this.registry.get(entry.request_id)?.status !== 'PENDING') {
       // A blockchain request has no documents: three removals of absent files were 3 % of the
       // service's CPU per EVM signature (issue 10).
-      if (entry.kind === 'pades') this.deps.documents.releaseWork(entry.request_id);
+      if (entry.kind === 'pades') this.deps.documents.releaseWork(entry.request_id, { prepared: entry.params.engine === 'platform' });
       this.deps.platform.hub.forget(entry.request_id);
     }
   }

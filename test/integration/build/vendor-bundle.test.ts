@@ -6,6 +6,7 @@
  * hashes; the first PDF request then fails with an error record that names the missing file.
  */
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
@@ -41,6 +42,21 @@ describe('the vendor bundle (dist/localsign-vendor.cjs)', () => {
     const font = /var (\w+);\s*var init_DejaVuSans = __esm\(\{[^}]*?\1 = require_runtime\(\)\("assets\/fonts\/DejaVuSans\.ttf"\)/s.exec(service);
     expect(font, 'the font module is an ES module whose default is the runtime\'s value').not.toBeNull();
     expect(service).not.toMatch(/__toESM\(require_DejaVuSans/);
+  });
+
+  it('deflates and inflates with Node\'s zlib in place of pako, interchangeably with pako', () => {
+    const vendor = readFileSync(join(DIST, 'localsign-vendor.cjs'), 'utf8');
+    expect(vendor).not.toContain('node_modules/pako/');
+    // pako comes with pdf-lib; both are CommonJS without types, hence require.
+    const load = createRequire(import.meta.url);
+    const shim = { default: load('../../../build/vendor/pako-zlib.cjs') as { deflate: (d: Uint8Array) => Uint8Array; inflate: (d: Uint8Array, o?: { to: 'string' }) => Uint8Array | string } };
+    const pako = { default: load('pako') as { deflate: (d: Uint8Array) => Uint8Array; inflate: (d: Uint8Array) => Uint8Array } };
+    const text = Buffer.from('BT /F1 10 Tf (Digitally signed by Zoë) Tj ET\n'.repeat(50));
+    const ours = shim.default.deflate(text);
+    expect(ours).toBeInstanceOf(Uint8Array);
+    expect(Buffer.from(pako.default.inflate(ours)).equals(text)).toBe(true);
+    expect(Buffer.from(shim.default.inflate(pako.default.deflate(text)) as Uint8Array).equals(text)).toBe(true);
+    expect(shim.default.inflate(ours, { to: 'string' })).toBe(text.toString('utf8'));
   });
 
   it('is not read at start: without it the service serves /health and EVM, and a PDF request names the missing file', async () => {
