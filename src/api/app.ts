@@ -7,7 +7,7 @@ import { CLIENT_ABORTED } from './middleware/read-body';
 import { rateLimit, RateLimiter } from './middleware/rate-limit';
 import { requirePaired } from './middleware/require-paired';
 import { wrapperAuth } from './middleware/wrapper-auth';
-import { OPENAPI_DOCUMENT } from './openapi';
+import { openApiDocument } from './openapi';
 import { OPERATIONS, type Operation, type OperationId } from './operations';
 import { postBlockchainSign } from './routes/blockchain-sign';
 import { listCredentials, listDesigns } from './routes/catalog';
@@ -62,7 +62,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   // One handler per operation of the route table (operations.ts); the table decides the checks.
   const handlers: Record<OperationId, (c: Context<ApiEnv>) => Response | Promise<Response>> = {
     health: getHealth(ctx),
-    openapi: (c) => c.json(OPENAPI_DOCUMENT),
+    openapi: (c) => c.json(openApiDocument()),
     signPdf: postPadesSign(ctx),
     signHash: postBlockchainSign(ctx),
     getResult: getResult(ctx),

@@ -83,4 +83,10 @@ export function buildOpenApiDocument(): JsonSchema & { paths: Record<string, Rec
   };
 }
 
-export const OPENAPI_DOCUMENT = buildOpenApiDocument();
+let built: ReturnType<typeof buildOpenApiDocument> | null = null;
+
+/** The document, built on first use: nothing on the way to the first /health needs it (issue 10). */
+export function openApiDocument(): ReturnType<typeof buildOpenApiDocument> {
+  built ??= buildOpenApiDocument();
+  return built;
+}

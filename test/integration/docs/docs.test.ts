@@ -4,7 +4,7 @@ import type { ArgsDef, CommandDef } from 'citty';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalsignClient } from '../../../clients/typescript/src/index';
 import { OPERATIONS } from '../../../src/api/operations';
-import { OPENAPI_DOCUMENT } from '../../../src/api/openapi';
+import { openApiDocument } from '../../../src/api/openapi';
 import { mainCommand } from '../../../src/cli/index';
 import * as output from '../../../src/cli/output';
 import { smallPdf } from '../../helpers/api-fixtures';
@@ -45,7 +45,7 @@ describe('docs/ against the code', () => {
     const text = page('integrators.md');
     for (const op of OPERATIONS) expect(text, `${op.method} ${op.path}`).toContain(`\`${op.method} ${op.path.replace(/:([a-z_]+)/g, '{$1}')}`);
     const statuses = new Set<string>();
-    for (const ops of Object.values(OPENAPI_DOCUMENT.paths)) for (const op of Object.values(ops)) for (const s of Object.keys((op as { responses: object }).responses)) statuses.add(s);
+    for (const ops of Object.values(openApiDocument().paths)) for (const op of Object.values(ops)) for (const s of Object.keys((op as { responses: object }).responses)) statuses.add(s);
     for (const s of [...statuses].filter((x) => Number(x) >= 400)) expect(text, `status ${s}`).toMatch(new RegExp(`^\\| \`${s}\` \\|`, 'm'));
     const methods = Object.getOwnPropertyNames(LocalsignClient.prototype).filter((m) => !['constructor', 'request', 'requireApi2'].includes(m));
     expect(methods.length).toBe(13);

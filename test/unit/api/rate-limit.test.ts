@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { rateLimit, RateLimiter } from '../../../src/api/middleware/rate-limit';
-import { OPENAPI_DOCUMENT } from '../../../src/api/openapi';
+import { openApiDocument } from '../../../src/api/openapi';
 import { RateLimitedError } from '../../../src/errors/errors';
 
 describe('RateLimiter (a token bucket per application key)', () => {
@@ -57,7 +57,7 @@ describe('rateLimit middleware', () => {
 
 describe('OpenAPI', () => {
   it('documents 429 with Retry-After on both sign routes', () => {
-    const paths = OPENAPI_DOCUMENT.paths as Record<string, { post?: { responses: Record<string, { headers?: Record<string, unknown> }> } }>;
+    const paths = openApiDocument().paths as Record<string, { post?: { responses: Record<string, { headers?: Record<string, unknown> }> } }>;
     for (const p of ['/v1/pades/sign', '/v1/blockchain/sign']) {
       expect(paths[p]!.post!.responses['429']?.headers).toHaveProperty('Retry-After');
     }
