@@ -124,10 +124,6 @@ export class DocumentStore {
     return writeFileAtomicAsync(this.resultPath(id), bytes);
   }
 
-  readResult(id: string): Promise<Buffer | null> {
-    return readFileIfExistsAsync(this.resultPath(id));
-  }
-
   /** The signed result as a stream from disk (never whole in memory), with its size; null if gone. */
   async openResult(id: string): Promise<{ size: number; stream: Readable } | null> {
     let handle;

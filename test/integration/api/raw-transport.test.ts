@@ -114,6 +114,10 @@ describe('the raw PDF transport', () => {
     const signed = await signedBytes(id);
     expect(signed.length).toBeGreaterThan(big.length);
     expect(signed.subarray(0, big.length).equals(big)).toBe(true);
+    // The JSON result streams the same bytes as base64, piece by piece (results.ts).
+    const json = await call(`/v1/results/${id}`);
+    expect(json.headers.get('content-length')).toBe(String((await json.clone().arrayBuffer()).byteLength));
+    expect(Buffer.from(((await json.json()) as { pdf_base64: string }).pdf_base64, 'base64').equals(signed)).toBe(true);
     const file = join(tmp.home, 'big.pdf');
     writeFileSync(file, signed);
     expect((await runPdfsig(file)).signatures[0]!.validation).toBe('Signature is Valid.');

@@ -62,9 +62,11 @@ describe('DocumentStore: one owner of a request\'s documents', () => {
   it('keeps a signed result until retention forgets the request', async () => {
     const docs = new DocumentStore(dirs);
     await docs.writeResult('req_r', new TextEncoder().encode('%PDF signed'));
-    expect((await docs.readResult('req_r'))!.toString()).toBe('%PDF signed');
+    const file = (await docs.openResult('req_r'))!;
+    expect(file.size).toBe(11);
+    expect(Buffer.concat(await file.stream.toArray()).toString()).toBe('%PDF signed');
     docs.forget('req_r');
-    expect(await docs.readResult('req_r')).toBeNull();
+    expect(await docs.openResult('req_r')).toBeNull();
     expect(existsSync(docs.resultPath('req_r'))).toBe(false);
   });
 });
