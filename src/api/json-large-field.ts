@@ -1,10 +1,10 @@
 /**
  * Large documents arrive as one JSON string member (`pdf_base64`). Parsing the body the ordinary
  * way holds it three times at once (raw bytes, the body as text, the parsed string). This finds
- * that member's bytes in the raw body, when it is a plain string at the top level of the object
- * with no escape sequences (base64 needs none), and hands back the body without it for
- * JSON.parse. Anything else returns null and the caller parses normally, so behaviour, including
- * every 422, stays that of JSON.parse.
+ * that member's bytes in the raw body, when it is a string of base64 alphabet characters at the
+ * top level of the object, and hands back the body without it for JSON.parse. Anything else
+ * returns null and the caller parses normally, so behaviour, including every 422, stays that of
+ * JSON.parse.
  */
 
 const QUOTE = 0x22;
@@ -53,29 +53,29 @@ function skipValue(b: Buffer, i: number): number {
   return j > i ? j : -1;
 }
 
-/**
- * No escapes and no raw control characters (RFC 8259 §7 forbids them unescaped): then the bytes
- * are the string, and JSON.parse would have accepted it. A backslash is a native search; the
- * control characters are one native regular expression over the latin1 text, which the caller
- * makes anyway (a byte loop took 0.3 s over 140 MB).
- */
-function isPlainString(b: Buffer, from: number, to: number): string | null {
-  const backslash = b.indexOf(BACKSLASH, from);
-  if (backslash >= 0 && backslash < to) return null;
-  const text = b.toString('latin1', from, to);
-  return CONTROL.test(text) ? null : text;
-}
-const CONTROL = /[\u0000-\u001f]/;
+/** A multiple of 4 characters per look (base64 quanta stay whole; see pades/base64-repair.ts). */
+const CHUNK = 4 * 1024 * 1024;
+const NOT_BASE64_ALPHABET = /[^A-Za-z0-9+/=]/;
 
 /**
- * `value` is the member's text (latin1: one character per byte, so a non-ASCII byte stays outside
- * the base64 alphabet and is refused there as before).
+ * Base64 alphabet characters only, so no escapes and no raw control characters (RFC 8259 §7):
+ * the bytes are the string, and JSON.parse would have accepted it. Looked at a few MB at a time
+ * with a native regular expression (a byte loop took 0.3 s over 140 MB; a string of all of it
+ * would be 140 MB more). Anything else (a wrapped or escaped value) goes to JSON.parse.
  */
-export function splitLargeStringField(raw: Buffer, name: string): { rest: Buffer; value: string } | null {
+function isBase64Text(b: Buffer, from: number, to: number): boolean {
+  for (let off = from; off < to; off += CHUNK) {
+    if (NOT_BASE64_ALPHABET.test(b.toString('latin1', off, Math.min(to, off + CHUNK)))) return false;
+  }
+  return true;
+}
+
+/** `value` is the member's bytes, base64 alphabet characters only (a view of `raw`, not a copy). */
+export function splitLargeStringField(raw: Buffer, name: string): { rest: Buffer; value: Buffer } | null {
   let i = skipWhitespace(raw, 0);
   if (raw[i] !== 0x7b) return null;
   i += 1;
-  let found: { start: number; end: number; text: string } | null = null;
+  let found: { start: number; end: number } | null = null;
   for (;;) {
     i = skipWhitespace(raw, i);
     if (raw[i] === 0x7d) break;
@@ -95,10 +95,8 @@ export function splitLargeStringField(raw: Buffer, name: string): { rest: Buffer
     if (valueEnd < 0) return null;
     if (key === name) {
       // A repeated member, a non-string or an escape inside: leave it all to JSON.parse.
-      if (found || raw[i] !== QUOTE) return null;
-      const text = isPlainString(raw, i + 1, valueEnd - 1);
-      if (text === null) return null;
-      found = { start: i + 1, end: valueEnd - 1, text };
+      if (found || raw[i] !== QUOTE || !isBase64Text(raw, i + 1, valueEnd - 1)) return null;
+      found = { start: i + 1, end: valueEnd - 1 };
     }
     i = skipWhitespace(raw, valueEnd);
     if (raw[i] === 0x2c) i += 1;
@@ -107,6 +105,6 @@ export function splitLargeStringField(raw: Buffer, name: string): { rest: Buffer
   if (!found || skipWhitespace(raw, i + 1) !== raw.length) return null;
   return {
     rest: Buffer.concat([raw.subarray(0, found.start), raw.subarray(found.end)]),
-    value: found.text,
+    value: raw.subarray(found.start, found.end),
   };
 }

@@ -105,9 +105,15 @@ interface Decoded {
   repairs: Base64Repair[];
 }
 
-/** Validates `text[start..]` as base64 with the tolerated layout, then decodes it. */
 /** Any character that canonical standard base64 (RFC 4648 §4, unwrapped) cannot hold. */
 const NOT_CANONICAL = /[^A-Za-z0-9+/=]/g;
+
+/** Padding at `pad` (first '=') of a text of `length` ending in `lastIsPad`: only its last one or two. */
+function paddingAtEnd(pad: number, start: number, length: number, lastIsPad: boolean): boolean {
+  if (pad < 0) return true;
+  if (pad === start) return false; // nothing but padding: the walk says there is no data
+  return pad === length - 1 || (pad === length - 2 && lastIsPad);
+}
 
 /**
  * Canonical input (standard alphabet, no line breaks, complete padding only at the end) needs no
@@ -120,13 +126,40 @@ function decodeCanonical(text: string, start: number): Decoded | null {
   if (length === 0 || length % 4 !== 0) return null;
   NOT_CANONICAL.lastIndex = start;
   if (NOT_CANONICAL.test(text)) return null;
-  const pad = text.indexOf('=', start);
-  if (pad >= 0 && (pad < text.length - 2 || (pad === text.length - 2 && text.charCodeAt(text.length - 1) !== 0x3d))) return null;
-  if (pad === start) return null; // nothing but padding: the walk says there is no data
+  if (!paddingAtEnd(text.indexOf('=', start), start, text.length, text.charCodeAt(text.length - 1) === 0x3d)) return null;
   const buf = Buffer.from(start === 0 ? text : text.slice(start), 'base64');
   return { bytes: new Uint8Array(buf.buffer, buf.byteOffset, buf.length), repairs: [] };
 }
 
+/**
+ * A pdf_base64 too large to be worth a JavaScript string: the bytes of its JSON string, which the
+ * JSON layer found to hold base64 alphabet characters only (api/json-large-field.ts). Decoded a
+ * chunk at a time; a string of the whole text (140 MB for a 100 MB document) is never made.
+ */
+export class Base64Bytes {
+  constructor(readonly bytes: Uint8Array) {}
+}
+
+/** A multiple of 4: chunks split between base64 quanta. */
+const CHUNK_CHARS = 4 * 1024 * 1024;
+
+/** decodeCanonical over bytes, a chunk at a time. */
+function decodeCanonicalBytes(b: Uint8Array): Uint8Array | null {
+  if (b.length === 0 || b.length % 4 !== 0) return null;
+  const out = Buffer.allocUnsafe((b.length / 4) * 3);
+  let written = 0;
+  for (let off = 0; off < b.length; off += CHUNK_CHARS) {
+    const text = Buffer.from(b.buffer, b.byteOffset + off, Math.min(CHUNK_CHARS, b.length - off)).toString('latin1');
+    NOT_CANONICAL.lastIndex = 0;
+    if (NOT_CANONICAL.test(text)) return null;
+    const pad = text.indexOf('=');
+    if (pad >= 0 && !paddingAtEnd(off + pad, 0, b.length, b[b.length - 1] === 0x3d)) return null;
+    written += out.write(text, written, 'base64');
+  }
+  return out.subarray(0, written);
+}
+
+/** Validates `text[start..]` as base64 with the tolerated layout, then decodes it. */
 function decodeLayer(text: string, start: number): Decoded {
   const canonical = decodeCanonical(text, start);
   if (canonical) return canonical;
@@ -253,7 +286,15 @@ function checkPadding(data: number, pad: number): boolean | string {
  * applied (the service logs one warning listing them). Throws InvalidInputError for a non-string
  * and PdfInputError for anything that does not decode to bytes starting with `%PDF-`.
  */
-export function decodePdfBase64(input: unknown): { pdf: Uint8Array; repairs: Base64Repair[] } {
+export function decodePdfBase64(field: unknown): { pdf: Uint8Array; repairs: Base64Repair[] } {
+  let input = field;
+  if (input instanceof Base64Bytes) {
+    const direct = decodeCanonicalBytes(input.bytes);
+    if (direct && startsWithAscii(direct, PDF_HEADER)) return { pdf: direct, repairs: [] };
+    // Anything else (wrapped, unpadded, encoded twice, not a PDF) takes the text path below,
+    // whose messages name what is repaired or wrong.
+    input = Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength).toString('latin1');
+  }
   if (typeof input !== 'string') {
     const got = input === null ? 'null' : Array.isArray(input) ? 'an array' : typeof input;
     throw new InvalidInputError(`pdf_base64 must be a string of base64, got ${got}`);

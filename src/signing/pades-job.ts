@@ -60,6 +60,9 @@ function fromRecord(record: PreparedRecord): PreparedPades {
 async function prepare(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: JobDeps, certificateChain: Uint8Array[]): Promise<PreparedPades> {
   const pdf = await deps.documents.readInput(entry.request_id);
   if (!pdf) throw new SigningError('the document of this request is no longer on disk; submit it again');
+  // The prepared document holds the input as its prefix: a large input is let go from memory
+  // (its work file stays until the request is final), so it is not held twice while signing.
+  deps.documents.spill(entry.request_id);
   const p = entry.params;
   const signingTime = deps.now();
   let stamp: StampSpec | null = null;
@@ -132,7 +135,8 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
     signatureValue = algorithmOfCertificate(certificateChain[0]!) === 'p256' ? ecdsaRawToDer(raw) : raw;
   }
   const timestampToken = level !== 'B-B' ? await fetchTimestampToken(deps.http, deps.tsaUrl!, signatureValue, { signal: run.signal }) : null;
-  let signed = finishPades(prepared, signatureValue, { timestampToken });
+  // The prepared bytes are not needed after this (a platform request's are on disk).
+  let signed = finishPades(prepared, signatureValue, { timestampToken, inPlace: true });
   verifyPades(signed);
   if (level === 'B-LT' || level === 'B-LTA') {
     const extended = await extendToLongTerm({

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { Base64Bytes } from '../../pades/base64-repair';
 import type { Context } from 'hono';
 import { InvalidInputError, LocalsignError } from '../../errors/errors';
 import { splitLargeStringField } from '../json-large-field';
@@ -103,15 +104,15 @@ function tooLarge(limit: number): LocalsignError {
 /**
  * CONTRACT: invalid JSON or a non-object body is 422. With `largeString`, that top-level string
  * member is taken from the raw bytes without parsing it into a JS string (see
- * json-large-field.ts) and returned as latin1 text, the one copy the base64 decoder needs.
+ * json-large-field.ts) and handed to the base64 decoder as those bytes (Base64Bytes).
  */
 export async function readJsonObject(c: Context, limit: number, largeString?: string): Promise<Record<string, unknown>> {
   let raw = await readBodyBytes(c, limit);
-  let large: string | null = null;
+  let large: Base64Bytes | null = null;
   if (largeString && raw.length > 1024 * 1024) {
     const split = splitLargeStringField(raw, largeString);
     if (split) {
-      large = split.value;
+      large = new Base64Bytes(split.value);
       raw = split.rest;
     }
   }

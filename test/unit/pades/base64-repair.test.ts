@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, PdfInputError } from '../../../src/errors/errors';
-import { decodePdfBase64, previewBytes } from '../../../src/pades/base64-repair';
+import { Base64Bytes, decodePdfBase64, previewBytes } from '../../../src/pades/base64-repair';
 
 // A real PDF (cairo output, binary streams): its base64 holds '+' and '/' and ends in one '='.
 const PDF_PATH = join(import.meta.dirname, '../../vectors/pdf/cairo.pdf');
@@ -264,6 +264,31 @@ describe('canonical base64 (the fast path)', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('decodes the bytes of a large JSON string chunk by chunk, as the text would be; anything else as text', () => {
+    const bytes = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(9 * 1024 * 1024 + 7, 0xa5)]); // several 4 MiB chunks
+    const b64 = bytes.toString('base64');
+    const r = decodePdfBase64(new Base64Bytes(Buffer.from(b64, 'latin1')));
+    expect(r.repairs).toEqual([]);
+    expect(Buffer.from(r.pdf).equals(bytes)).toBe(true);
+    // Unpadded, encoded twice, or no PDF: the same answers as for the text.
+    const short = Buffer.from('%PDF-1.7\nsmall').toString('base64'); // 20 characters: padded
+    for (const text of [short.replace(/=+$/, ''), Buffer.from(short).toString('base64'), Buffer.from('not a pdf at all').toString('base64')]) {
+      let viaText: unknown;
+      let viaBytes: unknown;
+      try {
+        viaText = decodePdfBase64(text);
+      } catch (e) {
+        viaText = (e as Error).message;
+      }
+      try {
+        viaBytes = decodePdfBase64(new Base64Bytes(Buffer.from(text, 'latin1')));
+      } catch (e) {
+        viaBytes = (e as Error).message;
+      }
+      expect(JSON.stringify(viaBytes, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v))).toBe(JSON.stringify(viaText, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v)));
+    }
   });
 
   it('leaves every near miss to the full check: padding inside, padding only, a stray character', () => {
