@@ -4,14 +4,25 @@ import { openNoFollowSync } from './no-follow';
 import { asStorageError } from './storage-error';
 import { terminateTornLine } from './torn-line';
 
+/** How often an open log checks it is still the file at its path (another process may rotate it). */
+const RECHECK_MS = 1000;
+
 /**
  * Appends text to a file that rotates at `maxBytes`, keeping `keep` old files (name.1 … name.N).
  * CONTRACT: errors.jsonl rotates at 10 MiB with 5 files kept; service.log rotates the same way.
- * Each append opens and closes the file, so rotation never renames a file this process holds
- * open (Windows refuses that); a reader or a virus scanner holding it briefly is retried.
+ *
+ * Rotation never renames a file this process holds open (Windows refuses that): the descriptor
+ * is closed first. On POSIX the descriptor stays open between appends (opening, checking and
+ * closing it for every line of service.log was four system calls per request, issue 10), and
+ * once a second the file at the path is checked to be still ours, so a rotation by another
+ * process (a CLI command) is followed. On Windows each append opens and closes it, so another
+ * process can always rotate it; a reader or a virus scanner holding it briefly is retried.
  */
 export class RotatingFile {
   private size: number;
+  private fd: number | null = null;
+  private openedAt = 0;
+  private readonly keepOpen = process.platform !== 'win32';
 
   constructor(
     private readonly path: string,
@@ -23,33 +34,62 @@ export class RotatingFile {
   }
 
   append(text: string): void {
-    const bytes = Buffer.byteLength(text);
-    if (this.size > 0 && this.size + bytes > this.maxBytes) this.rotate();
-    let fd: number;
+    const buf = Buffer.from(text, 'utf8');
+    if (this.size > 0 && this.size + buf.length > this.maxBytes) this.rotate();
+    const fd = this.descriptor();
+    let off = 0;
     try {
-      fd = openNoFollowSync(this.path, 'append');
-    } catch (error) {
-      throw asStorageError(error, this.path);
-    }
-    const before = fstatSync(fd).size;
-    try {
-      const buf = Buffer.from(text, 'utf8');
-      for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
+      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+      this.size += buf.length;
     } catch (error) {
       // A disk that filled mid-line: the fragment goes, so the next line is not glued to it.
       try {
-        ftruncateSync(fd, before);
+        ftruncateSync(fd, fstatSync(fd).size - off);
       } catch {
         /* read-only: the next open's torn-line check ends it */
       }
+      this.release();
       throw asStorageError(error, this.path);
     } finally {
-      closeSync(fd);
+      if (!this.keepOpen) this.release();
     }
-    this.size += bytes;
+  }
+
+  /** The open descriptor of the file at the path (opened, or reopened after a rotation elsewhere). */
+  private descriptor(): number {
+    if (this.fd !== null) {
+      if (Date.now() - this.openedAt < RECHECK_MS) return this.fd;
+      const there = lstatSync(this.path, { throwIfNoEntry: false });
+      const own = fstatSync(this.fd);
+      if (there && there.ino === own.ino && there.dev === own.dev) {
+        this.openedAt = Date.now();
+        this.size = own.size; // other processes append too
+        return this.fd;
+      }
+      this.release();
+    }
+    try {
+      this.fd = openNoFollowSync(this.path, 'append');
+    } catch (error) {
+      throw asStorageError(error, this.path);
+    }
+    this.openedAt = Date.now();
+    this.size = fstatSync(this.fd).size;
+    return this.fd;
+  }
+
+  private release(): void {
+    if (this.fd === null) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      /* already gone */
+    }
+    this.fd = null;
   }
 
   private rotate(): void {
+    this.release(); // Windows refuses to rename a file this process holds open
     rmSync(`${this.path}.${this.keep}`, { force: true });
     for (let i = this.keep - 1; i >= 1; i -= 1) {
       if (existsSync(`${this.path}.${i}`)) renameWithRetrySync(`${this.path}.${i}`, `${this.path}.${i + 1}`);

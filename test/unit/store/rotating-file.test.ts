@@ -1,6 +1,6 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RotatingFile } from '../../../src/store/rotating-file';
 import { AppendJournal } from '../../../src/store/append-journal';
 import { makeTmpHome } from '../../helpers/tmp-home';
@@ -25,6 +25,24 @@ describe('RotatingFile', () => {
     expect(readFileSync(path, 'utf8')).toBe('ddddddd\n');
     expect(readFileSync(`${path}.1`, 'utf8')).toBe('ccccccc\n');
     expect(readFileSync(`${path}.2`, 'utf8')).toBe('bbbbbbb\n');
+  });
+
+  it('follows a rotation by another process within a second (its descriptor stays open between appends)', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const path = join(tmp.home, 'service.log');
+      const service = new RotatingFile(path, 20, 2);
+      const cli = new RotatingFile(path, 20, 2); // another process writing the same log
+      service.append('service 1\n');
+      cli.append('cli 1 ....\n');
+      cli.append('cli 2 ....\n'); // over 20 bytes: the CLI rotates the file
+      expect(readFileSync(`${path}.1`, 'utf8')).toBe('service 1\ncli 1 ....\n');
+      vi.setSystemTime(Date.now() + 1001);
+      service.append('service 2\n');
+      expect(readFileSync(path, 'utf8')).toBe('cli 2 ....\nservice 2\n');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
