@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, unlinkSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { readFileIfExistsAsync, writeFileAtomicAsync } from './atomic-file';
+import { openNoFollow } from './no-follow';
 
 /**
  * Documents up to this size stay in memory between accept and signing. A larger one stays in
@@ -128,7 +128,8 @@ export class DocumentStore {
   async openResult(id: string): Promise<{ size: number; stream: Readable } | null> {
     let handle;
     try {
-      handle = await open(this.resultPath(id), 'r');
+      // Never through a link (issue 10 hardening: a results/<id>.pdf link served another file).
+      handle = await openNoFollow(this.resultPath(id), 'read');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;

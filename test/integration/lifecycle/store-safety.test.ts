@@ -68,6 +68,11 @@ describe('at start', () => {
       expect(got.status).toBe(500);
       expect(text).not.toContain(Buffer.from('SECRET CONTENT').toString('base64'));
       expect(JSON.parse(text)).toEqual({ error: `${result} is a symbolic link; localsign does not follow links in its config dir (remove the link and put the real file there)`, error_id: expect.stringMatching(/^err_/) });
+      // The streamed PDF route neither (it opened the file with a plain open before).
+      const raw = await call(`/v1/results/${id}/pdf`);
+      const rawText = await raw.text();
+      expect(raw.status).toBe(500);
+      expect(rawText).not.toContain('SECRET CONTENT');
     } finally {
       rmSync(secret, { force: true });
     }
