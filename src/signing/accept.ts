@@ -157,7 +157,7 @@ export async function acceptPades(deps: AcceptDeps, input: PadesSignInput, calle
       certify: input.certify,
     },
   });
-  deps.jobs.start(entry, Promise.all([durable, written]).then(() => undefined));
+  deps.jobs.start(entry, Promise.all([durable, written]).then(() => undefined), { credential, design });
   return durably(deps, entry, [durable, written]);
 }
 
@@ -171,6 +171,6 @@ export async function acceptEvm(deps: AcceptDeps, input: EvmSignInput, caller: W
     params: { engine: credential.engine, tx_hash: Buffer.from(input.digest).toString('hex'), chain_id: input.chainId },
   });
   // Signing overlaps the fsync of the PENDING record; the 202 waits for it (nothing lost).
-  deps.jobs.start(entry, durable);
+  deps.jobs.start(entry, durable, { credential, design: null });
   return durably(deps, entry, [durable]);
 }

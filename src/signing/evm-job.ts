@@ -20,7 +20,7 @@ function addressOf(publicKeyHex: string, publicKey: Uint8Array): string {
  * credential's, and the address recovered must equal the credential's address before DONE.
  */
 export const runEvmJob: Job<'blockchain'> = async (entry, deps, run) => {
-  const credential = deps.findCredential(entry.credential_key);
+  const credential = run.accepted?.credential ?? deps.findCredential(entry.credential_key);
   if (!credential || credential.type !== 'evm' || !credential.address) {
     throw new SigningError(`credential ${entry.credential_key} is no longer an EVM credential in the cache`);
   }

@@ -1,7 +1,7 @@
 import { isStorageError, LocalsignError } from '../errors/errors';
 import type { RequestRegistry } from '../requests/registry';
 import type { RequestEntry } from '../store/request-store';
-import type { Job, JobDeps } from './job-types';
+import type { AcceptedCatalog, Job, JobDeps } from './job-types';
 import { Slots } from './slots';
 
 /** Backoff of a final transition the disk refused (full or read-only): 250 ms doubling to 5 s. */
@@ -52,8 +52,8 @@ export class JobRunner {
    * Runs a request. `created` settles when its PENDING record is durable: signing may start
    * before (it overlaps the fsync), the final transition never does.
    */
-  start(entry: RequestEntry, created: Promise<void> = Promise.resolve()): void {
-    this.launch(entry, created, false);
+  start(entry: RequestEntry, created: Promise<void> = Promise.resolve(), accepted?: AcceptedCatalog): void {
+    this.launch(entry, created, false, accepted);
   }
 
   /**
@@ -65,21 +65,21 @@ export class JobRunner {
     this.launch(entry, Promise.resolve(), true);
   }
 
-  private launch(entry: RequestEntry, created: Promise<void>, resumed: boolean): void {
+  private launch(entry: RequestEntry, created: Promise<void>, resumed: boolean, accepted?: AcceptedCatalog): void {
     const id = entry.request_id;
     if (this.inFlight.has(id)) return;
     if (!resumed) this.counted.add(id);
     // Awaited only once the job has run: a record the disk refused (issue 10, disk full) must not
     // be an unhandled rejection meanwhile, which ends the process.
     created.catch(() => undefined);
-    const run = this.run(entry, created, resumed).finally(() => {
+    const run = this.run(entry, created, resumed, accepted).finally(() => {
       this.inFlight.delete(id);
       this.counted.delete(id);
     });
     this.inFlight.set(id, run);
   }
 
-  private async run(entry: RequestEntry, created: Promise<void>, resumed: boolean): Promise<void> {
+  private async run(entry: RequestEntry, created: Promise<void>, resumed: boolean, accepted?: AcceptedCatalog): Promise<void> {
     const remaining = Date.parse(entry.created_at) + this.timeoutMs - this.deps.now().getTime();
     // The timeout aborts the run (so the job signs nothing afterwards: chip and platform calls
     // check the signal) and ends the race below even for a step that ignores the signal.
@@ -118,7 +118,7 @@ export class JobRunner {
         // (a push before that was a 404 under load), and a crash must not forget a request the
         // platform is already signing.
         if (entry.params.engine === 'platform') await Promise.race([created, timeout]);
-        outcome = await Promise.race([job(entry, this.deps, { signal: abort.signal, resumed }), timeout]);
+        outcome = await Promise.race([job(entry, this.deps, { signal: abort.signal, resumed, accepted }), timeout]);
       } finally {
         release();
       }

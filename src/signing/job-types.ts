@@ -39,6 +39,18 @@ export interface JobRun {
   signal: AbortSignal;
   /** The request was accepted by an earlier process and resumed at start-up. */
   resumed: boolean;
+  /**
+   * What accept found in the catalogue for this request, when it was accepted by this process:
+   * the job signs with those, so a sync between the 202 and the job changes nothing (issue 8:
+   * one owner). A resumed request has none and looks them up again.
+   */
+  accepted?: AcceptedCatalog;
+}
+
+/** The credential (and design) a request was accepted with. */
+export interface AcceptedCatalog {
+  credential: CachedCredential;
+  design: CachedDesign | null;
 }
 
 export interface JobOutcome {

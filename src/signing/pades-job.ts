@@ -9,7 +9,7 @@ import type { CachedDesign } from '../store/catalog-types';
 import { fetchTimestampToken } from './tsa-client';
 import { extendToLongTerm, type PadesLevel } from './long-term';
 import { signatureContentsAt } from '../pades/dss';
-import type { Job, JobDeps } from './job-types';
+import type { Job, JobDeps, JobRun } from './job-types';
 import { signPadesOnPlatform } from './platform-signer';
 
 /** The signing date as it appears on stamps: unambiguous and locale-free. */
@@ -57,7 +57,7 @@ function fromRecord(record: PreparedRecord): PreparedPades {
 }
 
 /** Prepare step: the input with its field and placeholders, and the digest to sign. */
-async function prepare(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: JobDeps, certificateChain: Uint8Array[]): Promise<PreparedPades> {
+async function prepare(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: JobDeps, run: JobRun, certificateChain: Uint8Array[]): Promise<PreparedPades> {
   const pdf = await deps.documents.readInput(entry.request_id);
   if (!pdf) throw new SigningError('the document of this request is no longer on disk; submit it again');
   // The prepared document holds the input as its prefix: a large input is let go from memory
@@ -67,7 +67,7 @@ async function prepare(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: Jo
   const signingTime = deps.now();
   let stamp: StampSpec | null = null;
   if (p.design_key) {
-    const design = deps.findDesign(p.design_key);
+    const design = run.accepted?.design ?? deps.findDesign(p.design_key);
     if (!design) throw new SigningError(`design ${p.design_key} is no longer in the cache`);
     stamp = resolveStamp(design, {
       signer_name: p.signer_name ?? undefined,
@@ -106,7 +106,7 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
   const level = levelOf(entry, deps);
   // Accepted while a TSA was configured, resumed after a restart without one: say so, sign nothing.
   if (level !== 'B-B' && !deps.tsaUrl) throw new SigningError(`level ${level} needs a timestamp authority and the service has none now (serve --tsa-url)`);
-  const credential = deps.findCredential(entry.credential_key);
+  const credential = run.accepted?.credential ?? deps.findCredential(entry.credential_key);
   if (!credential || credential.type !== 'pades' || !credential.certificate_chain) {
     throw new SigningError(`credential ${entry.credential_key} is no longer a PAdES credential in the cache`);
   }
@@ -115,7 +115,7 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
   let prepared: PreparedPades;
   if (entry.params.engine === 'platform') {
     const kept = run.resumed ? await deps.documents.readPrepared(entry.request_id) : null;
-    prepared = kept ? fromRecord(kept) : await prepare(entry, deps, certificateChain);
+    prepared = kept ? fromRecord(kept) : await prepare(entry, deps, run, certificateChain);
     if (!kept) await deps.documents.savePrepared(entry.request_id, toRecord(prepared));
     signatureValue = await signPadesOnPlatform(deps.platform, {
       requestId: entry.request_id,
@@ -128,7 +128,7 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
     });
   } else {
     if (!credential.chip_key_id) throw new SigningError(`credential ${entry.credential_key} has no key on this machine's chip; run sync`);
-    prepared = await prepare(entry, deps, certificateChain);
+    prepared = await prepare(entry, deps, run, certificateChain);
     const chip = await deps.getChip();
     run.signal.throwIfAborted(); // the request ended meanwhile: sign nothing
     const raw = await chip.signDigest(credential.chip_key_id, prepared.digest);

@@ -134,6 +134,17 @@ describe('JobRunner request timeout', () => {
     expect(errors.readRecords()).toEqual([]);
   });
 
+  it('signs with the credential it was accepted with, even if the catalogue lost it since (a sync after the 202)', async () => {
+    const runner = new JobRunner(registry, { ...deps(realChip), findCredential: () => undefined }, 60_000);
+    const accepted = await create(0);
+    runner.start(accepted, Promise.resolve(), { credential: CREDENTIAL as never, design: null });
+    const resumed = await create(0);
+    runner.resume(resumed); // no snapshot: it looks the credential up, and it is gone
+    await runner.drain(60_000);
+    expect(store.get(accepted.request_id)).toMatchObject({ status: 'DONE' });
+    expect(store.get(resumed.request_id)).toMatchObject({ status: 'ERROR', error: 'credential cred-evm is no longer an EVM credential in the cache' });
+  });
+
   it('a resumed run records its attempt durably before the job signs; a first run writes none', async () => {
     const journal = join(dir, 'requests.jsonl');
     const kinds = () => readFileSync(journal, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { t: string }).t);
