@@ -120,31 +120,18 @@ export class LocalsignClient {
    * DONE yet" or "no PDF": the result says which (a service without the route gives its base64).
    */
   async waitForPdf(requestId: string, o: WaitOptions = {}): Promise<{ request_id: string; status: 'DONE'; pdf: Uint8Array } | ErrorResult> {
-    const pollSeconds = Math.min(30, Math.max(1, o.pollSeconds ?? 25));
-    const signal = o.timeoutMs !== undefined ? anySignal([o.signal, AbortSignal.timeout(o.timeoutMs)]) : o.signal;
-    let backoff = 100;
-    for (;;) {
-      signal?.throwIfAborted();
-      const started = Date.now();
+    return this.longPoll(o, async (wait, signal) => {
       try {
-        return { request_id: requestId, status: 'DONE', pdf: await this.getResultPdf(requestId, { wait: pollSeconds, signal }) };
+        return { request_id: requestId, status: 'DONE' as const, pdf: await this.getResultPdf(requestId, { wait, signal }) };
       } catch (e) {
-        if (e instanceof LocalsignApiError && e.status === 404) {
-          const result = await this.getResult(requestId, { signal });
-          if (result.status === 'ERROR') return result as ErrorResult;
-          if (result.status === 'DONE') {
-            if ('pdf_base64' in result) return { request_id: requestId, status: 'DONE', pdf: fromBase64(result.pdf_base64) };
-            throw new LocalsignApiError(`${requestId} is not a PDF signature`, 404, e.error_id);
-          }
-        } else if (!(e instanceof LocalsignConnectionError) || signal?.aborted) throw e;
+        if (!(e instanceof LocalsignApiError && e.status === 404)) throw e;
+        const result = await this.getResult(requestId, { signal });
+        if (result.status === 'ERROR') return result as ErrorResult;
+        if (result.status === 'PENDING') return null;
+        if ('pdf_base64' in result) return { request_id: requestId, status: 'DONE' as const, pdf: fromBase64(result.pdf_base64) };
+        throw new LocalsignApiError(`${requestId} is not a PDF signature`, 404, e.error_id);
       }
-      if (Date.now() - started >= pollSeconds * 1000 - 250) {
-        backoff = 100; // a full long poll paced it
-        continue;
-      }
-      await sleep(backoff, signal);
-      backoff = Math.min(2000, backoff * 2);
-    }
+    });
   }
 
   /** POST /v1/blockchain/sign: 202 `{request_id, status: "PENDING"}`; then `waitFor`. */
@@ -165,21 +152,32 @@ export class LocalsignClient {
    * retried with backoff, from 100 ms up to 2 s. `signal` aborts it.
    */
   async waitFor(requestId: string, o: WaitOptions = {}): Promise<FinalResult> {
+    return this.longPoll(o, async (wait, signal) => {
+      const result = await this.getResult(requestId, { wait, signal });
+      return result.status === 'PENDING' ? null : (result as FinalResult);
+    });
+  }
+
+  /**
+   * Repeats `attempt` (one long poll of `wait` seconds; null: still PENDING) until it gives an
+   * answer. An answer sooner than asked (an older service without `?wait`) and a lost connection
+   * (a service restarting keeps the request) are retried with backoff, from 100 ms up to 2 s;
+   * `signal` or `timeoutMs` stop it.
+   */
+  private async longPoll<T>(o: WaitOptions, attempt: (wait: number, signal: AbortSignal | undefined) => Promise<T | null>): Promise<T> {
     const pollSeconds = Math.min(30, Math.max(1, o.pollSeconds ?? 25));
     const signal = o.timeoutMs !== undefined ? anySignal([o.signal, AbortSignal.timeout(o.timeoutMs)]) : o.signal;
     let backoff = 100;
     for (;;) {
       signal?.throwIfAborted();
       const started = Date.now();
-      let result: Result | null = null;
       try {
-        result = await this.getResult(requestId, { wait: pollSeconds, signal });
+        const answer = await attempt(pollSeconds, signal);
+        if (answer !== null) return answer;
       } catch (e) {
-        // A service restarting keeps the request (it resumes PENDING work): try again.
         if (!(e instanceof LocalsignConnectionError) || signal?.aborted) throw e;
       }
-      if (result && result.status !== 'PENDING') return result as FinalResult;
-      if (result && Date.now() - started >= pollSeconds * 1000 - 250) {
+      if (Date.now() - started >= pollSeconds * 1000 - 250) {
         backoff = 100; // a full long poll paced it
         continue;
       }
