@@ -13,6 +13,8 @@ export interface ServiceProcess {
 
 interface ServeOptions {
   home: string;
+  /** What runs `serve`: default the bundle on this Node; the single executable, or a copied bundle. */
+  command?: string[];
   args?: string[];
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
@@ -20,8 +22,9 @@ interface ServeOptions {
 
 /** Spawns `localsign serve --port 0`, collecting what it prints (stdout + stderr). */
 function spawnServe(o: ServeOptions): { child: ChildProcess; output: () => string } {
-  assertBundle();
-  const child = spawn(process.execPath, [BUNDLE, 'serve', '--port', '0', ...(o.args ?? [])], {
+  if (!o.command) assertBundle();
+  const [file, ...before] = o.command ?? [process.execPath, BUNDLE];
+  const child = spawn(file!, [...before, 'serve', '--port', '0', ...(o.args ?? [])], {
     env: { ...process.env, LOCALSIGN_HOME: o.home, NO_COLOR: '1', ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -5,14 +5,13 @@
  * them, and a service whose vendor bundle is missing still starts, answers /health and signs EVM
  * hashes; the first PDF request then fails with an error record that names the missing file.
  */
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { assertBundle } from '../../helpers/cli';
-import { authed, waitForResult } from '../../helpers/service-process';
+import { authed, startServiceProcess, waitForResult } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
 const DIST = resolve(__dirname, '../../../dist');
@@ -64,23 +63,10 @@ describe('the vendor bundle (dist/localsign-vendor.cjs)', () => {
     mkdirSync(app);
     for (const f of ['localsign.cjs', 'localsign-worker.cjs']) copyFileSync(join(DIST, f), join(app, f));
     const home = join(tmp.home, 'home');
-    const child = spawn(process.execPath, [join(app, 'localsign.cjs'), 'serve', '--demo', '--port', '0'], {
-      env: { ...process.env, LOCALSIGN_HOME: home, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
+    const service = await startServiceProcess({ home, command: [process.execPath, join(app, 'localsign.cjs')], args: ['--demo'] });
     try {
-      const url = await new Promise<string>((res, rej) => {
-        const on = (d: Buffer) => {
-          out += d;
-          const m = /listening on (http:\/\/\S+)/.exec(out);
-          if (m) res(m[1]!);
-        };
-        child.stdout.on('data', on);
-        child.stderr.on('data', on);
-        child.on('exit', (c) => rej(new Error(`exited ${c}: ${out}`)));
-      });
-      const env = Object.fromEntries([...out.matchAll(/export (LOCALSIGN_[A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+      const url = service.url;
+      const env = Object.fromEntries([...service.output().matchAll(/export (LOCALSIGN_[A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
       const call = authed(url, { key: env.LOCALSIGN_KEY!, secret: env.LOCALSIGN_SECRET! });
       expect((await fetch(`${url}/health`)).status).toBe(200);
 
@@ -100,7 +86,7 @@ describe('the vendor bundle (dist/localsign-vendor.cjs)', () => {
         .find((r) => r.error_id === error_id);
       expect(JSON.stringify(record)).toContain(`cannot load ${join(app, 'localsign-vendor.cjs')}`);
     } finally {
-      child.kill('SIGTERM');
+      await service.stop();
     }
   });
 });

