@@ -131,31 +131,42 @@ function decodeCanonical(text: string, start: number): Decoded | null {
   return { bytes: new Uint8Array(buf.buffer, buf.byteOffset, buf.length), repairs: [] };
 }
 
-/**
- * A pdf_base64 too large to be worth a JavaScript string: the bytes of its JSON string, which the
- * JSON layer found to hold base64 alphabet characters only (api/json-large-field.ts). Decoded a
- * chunk at a time; a string of the whole text (140 MB for a 100 MB document) is never made.
- */
-export class Base64Bytes {
-  constructor(readonly bytes: Uint8Array) {}
-}
-
 /** A multiple of 4: chunks split between base64 quanta. */
 const CHUNK_CHARS = 4 * 1024 * 1024;
 
-/** decodeCanonical over bytes, a chunk at a time. */
+/** Latin1 text of `b`, CHUNK_CHARS characters at a time (never a string of all of it). */
+function* chunksOf(b: Uint8Array): Generator<{ off: number; text: string }> {
+  for (let off = 0; off < b.length; off += CHUNK_CHARS) {
+    yield { off, text: Buffer.from(b.buffer, b.byteOffset + off, Math.min(CHUNK_CHARS, b.length - off)).toString('latin1') };
+  }
+}
+
+/**
+ * A pdf_base64 too large to be worth a JavaScript string: the bytes of its JSON string, known to
+ * hold base64 alphabet characters only (so also no JSON escape and no control character: the bytes
+ * are the string). Decoded a chunk at a time; a string of the whole text (140 MB for a 100 MB
+ * document) is never made.
+ */
+export class Base64Bytes {
+  private constructor(readonly bytes: Uint8Array) {}
+
+  /** `bytes` as Base64Bytes when every one is in the base64 alphabet (or '='), else null. */
+  static of(bytes: Uint8Array): Base64Bytes | null {
+    for (const { text } of chunksOf(bytes)) {
+      NOT_CANONICAL.lastIndex = 0;
+      if (NOT_CANONICAL.test(text)) return null;
+    }
+    return new Base64Bytes(bytes);
+  }
+}
+
+/** decodeCanonical over Base64Bytes (the alphabet is known): length and padding, then chunk by chunk. */
 function decodeCanonicalBytes(b: Uint8Array): Uint8Array | null {
   if (b.length === 0 || b.length % 4 !== 0) return null;
+  if (!paddingAtEnd(Buffer.from(b.buffer, b.byteOffset, b.byteLength).indexOf(0x3d), 0, b.length, b[b.length - 1] === 0x3d)) return null;
   const out = Buffer.allocUnsafe((b.length / 4) * 3);
   let written = 0;
-  for (let off = 0; off < b.length; off += CHUNK_CHARS) {
-    const text = Buffer.from(b.buffer, b.byteOffset + off, Math.min(CHUNK_CHARS, b.length - off)).toString('latin1');
-    NOT_CANONICAL.lastIndex = 0;
-    if (NOT_CANONICAL.test(text)) return null;
-    const pad = text.indexOf('=');
-    if (pad >= 0 && !paddingAtEnd(off + pad, 0, b.length, b[b.length - 1] === 0x3d)) return null;
-    written += out.write(text, written, 'base64');
-  }
+  for (const { text } of chunksOf(b)) written += out.write(text, written, 'base64');
   return out.subarray(0, written);
 }
 

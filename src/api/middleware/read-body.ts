@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { Base64Bytes } from '../../pades/base64-repair';
+import type { Base64Bytes } from '../../pades/base64-repair';
 import type { Context } from 'hono';
 import { InvalidInputError, LocalsignError } from '../../errors/errors';
 import { splitLargeStringField } from '../json-large-field';
@@ -112,7 +112,7 @@ export async function readJsonObject(c: Context, limit: number, largeString?: st
   if (largeString && raw.length > 1024 * 1024) {
     const split = splitLargeStringField(raw, largeString);
     if (split) {
-      large = new Base64Bytes(split.value);
+      large = split.value;
       raw = split.rest;
     }
   }

@@ -7,7 +7,7 @@ const split = (json: string) => splitLargeStringField(Buffer.from(json, 'utf8'),
 describe('splitLargeStringField', () => {
   it('cuts the member out of the body without copying it', () => {
     const r = split(' {"credential_key":"k","pdf_base64":"JVBERi0x","variables":{"a":"}\\""},"x":[1,{"y":"]"}]} ');
-    expect(r!.value.toString('latin1')).toBe('JVBERi0x');
+    expect(Buffer.from(r!.value.bytes).toString('latin1')).toBe('JVBERi0x');
     expect(JSON.parse(r!.rest.toString('utf8'))).toEqual({ credential_key: 'k', pdf_base64: '', variables: { a: '}"' }, x: [1, { y: ']' }] });
   });
 
@@ -30,7 +30,7 @@ describe('splitLargeStringField', () => {
         const text = JSON.stringify({ ...others, pdf_base64: value });
         const r = split(text);
         expect(r).not.toBeNull();
-        expect(r!.value.toString('latin1')).toBe(value);
+        expect(Buffer.from(r!.value.bytes).toString('latin1')).toBe(value);
         expect(JSON.parse(r!.rest.toString('utf8'))).toEqual({ ...(JSON.parse(text) as object), pdf_base64: '' });
       }),
       { numRuns: 300 },
@@ -46,8 +46,8 @@ describe('splitLargeStringField and invalid JSON', () => {
 
   it('finds the end of a value with an escape after its quote, and one with escapes before it', () => {
     // The native search finds the first quote; a backslash before it means the walk decides.
-    expect(split('{"pdf_base64":"JVBERi0x","reason":"a \\"quoted\\" word"}')!.value.toString('latin1')).toBe('JVBERi0x');
-    expect(split('{"reason":"a \\"quoted\\" word","pdf_base64":"JVBERi0x"}')!.value.toString('latin1')).toBe('JVBERi0x');
+    expect(Buffer.from(split('{"pdf_base64":"JVBERi0x","reason":"a \\"quoted\\" word"}')!.value.bytes).toString('latin1')).toBe('JVBERi0x');
+    expect(Buffer.from(split('{"reason":"a \\"quoted\\" word","pdf_base64":"JVBERi0x"}')!.value.bytes).toString('latin1')).toBe('JVBERi0x');
     expect(JSON.parse(split('{"reason":"a \\"quoted\\" word","pdf_base64":"JVBERi0x"}')!.rest.toString('utf8'))).toEqual({ reason: 'a "quoted" word', pdf_base64: '' });
   });
 });

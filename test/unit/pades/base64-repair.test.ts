@@ -269,7 +269,7 @@ describe('canonical base64 (the fast path)', () => {
   it('decodes the bytes of a large JSON string chunk by chunk, as the text would be; anything else as text', () => {
     const bytes = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(9 * 1024 * 1024 + 7, 0xa5)]); // several 4 MiB chunks
     const b64 = bytes.toString('base64');
-    const r = decodePdfBase64(new Base64Bytes(Buffer.from(b64, 'latin1')));
+    const r = decodePdfBase64(Base64Bytes.of(Buffer.from(b64, 'latin1'))!);
     expect(r.repairs).toEqual([]);
     expect(Buffer.from(r.pdf).equals(bytes)).toBe(true);
     // Unpadded, encoded twice, or no PDF: the same answers as for the text.
@@ -283,11 +283,21 @@ describe('canonical base64 (the fast path)', () => {
         viaText = (e as Error).message;
       }
       try {
-        viaBytes = decodePdfBase64(new Base64Bytes(Buffer.from(text, 'latin1')));
+        viaBytes = decodePdfBase64(Base64Bytes.of(Buffer.from(text, 'latin1'))!);
       } catch (e) {
         viaBytes = (e as Error).message;
       }
       expect(JSON.stringify(viaBytes, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v))).toBe(JSON.stringify(viaText, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v)));
+    }
+  });
+
+  it('takes bytes as Base64Bytes only when every one is in the base64 alphabet, across chunks', () => {
+    const big = Buffer.alloc(9 * 1024 * 1024, 0x41); // 'A' over three 4 MiB chunks
+    expect(Base64Bytes.of(big)).not.toBeNull();
+    for (const [at, byte] of [[0, 0x20], [4 * 1024 * 1024 + 3, 0x5c], [big.length - 1, 0x0a]] as const) {
+      const bad = Buffer.from(big);
+      bad[at] = byte;
+      expect(Base64Bytes.of(bad), `byte 0x${byte.toString(16)} at ${at}`).toBeNull();
     }
   });
 
