@@ -3,7 +3,7 @@
 // /health; POST to the result in the client's hands; clients that long-poll or poll as the spec
 // says). Never part of `npm test`. Prints one line per figure against its target, with the
 // machine and the inputs, and writes the same to bench-results.json. Rows: startup pades evm
-// idle results large compare engine stamp der ltv (all when none is named).
+// idle results large compare engine evm-crypto stamp der ltv (all when none is named).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -79,6 +79,10 @@ try {
   };
 
   if (want('startup')) {
+    // Node's own start, the floor under the bundle's figure.
+    const bare = [];
+    for (let i = 0; i < 7; i += 1) bare.push(await wholeProcess(process.execPath, ['-e', '0']));
+    record('  Node itself: node -e 0, spawn to exit, p50 of 7', ms(median(bare)), 'ms', '(info: the floor under the bundle)');
     for (const [label, command] of [['bundle', BUNDLE], ['single executable', SEA]]) {
       // Built again when older than the bundle it embeds (npm run bench builds the bundle).
       if (label === 'single executable' && (!existsSync(SEA[0]) || statSync(SEA[0]).mtimeMs < statSync(BUNDLE.at(-1)).mtimeMs)) {
@@ -238,6 +242,12 @@ try {
     const out = await runHarness('engine-large.ts', [bigFile]);
     record(`engine alone: ${Math.round(out.bytes / MiB)} MiB PDF prepare+sign+finish+verify`, ms(out.seconds), 's', '(info: the floor under the service figures)');
     record('  engine peak RSS', out.peakRssMb, 'MiB', `(info: ${out.rssBeforeMb} MiB after reading the file)`);
+  }
+
+  if (want('evm-crypto')) {
+    const out = await runHarness('evm-crypto.ts', []);
+    record('secp256k1 sign, one EVM signature', ms(out.signUs), 'µs', '(info: worker CPU, the floor under the EVM rows)');
+    record('recovery check before DONE, one EVM signature', ms(out.recoverCheckUs), 'µs', '(info: worker CPU)');
   }
 
   if (want('stamp')) {

@@ -1,0 +1,29 @@
+// Bundled and run by test/bench/run.mjs: the cryptography of one EVM signature on this machine,
+// the floor under the EVM rows. secp256k1 signing (@noble, RFC 6979, low-s) and the check before
+// DONE that the signature recovers to the credential's key (evm/recovery.ts, precomputed tables).
+// Prints one JSON line: microseconds per operation, p50 of rounds.
+import { randomBytes } from 'node:crypto';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { createRecoveryChecker } from '../../src/evm/recovery';
+
+const N = 500;
+const secret = secp256k1.utils.randomSecretKey();
+const checker = createRecoveryChecker(secp256k1.getPublicKey(secret, false));
+const digests = Array.from({ length: N }, () => new Uint8Array(randomBytes(32)));
+const signatures = digests.map((d) => secp256k1.Signature.fromBytes(secp256k1.sign(d, secret, { prehash: false }), 'compact'));
+
+function perOp(f: (i: number) => unknown): number {
+  for (let i = 0; i < 100; i++) f(i); // warm-up
+  const rounds: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const t = performance.now();
+    for (let i = 0; i < N; i++) f(i);
+    rounds.push(((performance.now() - t) / N) * 1000);
+  }
+  return rounds.sort((a, b) => a - b)[2]!;
+}
+
+console.log(JSON.stringify({
+  signUs: perOp((i) => secp256k1.sign(digests[i]!, secret, { prehash: false })),
+  recoverCheckUs: perOp((i) => checker.recover(digests[i]!, signatures[i]!.r, signatures[i]!.s)),
+}));
