@@ -107,19 +107,48 @@ export function oid(dotted: string): Uint8Array {
   return tlv(TAG.OID, Uint8Array.from(out));
 }
 
+/**
+ * The most content octets an OBJECT IDENTIFIER may have here. Every OID this service compares
+ * is under 16 (oids.ts); 64 leaves room for long private arcs (a UUID arc, 2.25.x, X.667, is
+ * 17 octets), and refuses before any decoding what would cost time for nothing: a 400 KB OID
+ * in a CMS took 66 s when each byte shifted a BigInt (issue 15).
+ */
+export const MAX_OID_CONTENT = 64;
+
+/** Largest arc value that can take seven more bits and stay an exact number. */
+const SAFE_ARC = Math.floor(Number.MAX_SAFE_INTEGER / 128);
+
+/**
+ * X.690 §8.19: subidentifiers of 7 bits per octet, bit 8 set on all but each one's last octet;
+ * the first packs the first two arcs (X.690 §8.19.4: 40 * X + Y, X = 2 for anything from 80).
+ * Linear: an arc is a number while it fits 53 bits, a BigInt only past that.
+ */
 export function decodeOid(content: Uint8Array): string {
-  const arcs: bigint[] = [];
-  let v = 0n;
-  for (const byte of content) {
-    v = (v << 7n) | BigInt(byte & 0x7f);
-    if ((byte & 0x80) === 0) {
-      arcs.push(v);
-      v = 0n;
-    }
+  if (content.length === 0) throw new DerError('an OBJECT IDENTIFIER has no content octets');
+  if (content.length > MAX_OID_CONTENT) {
+    throw new DerError(`an OBJECT IDENTIFIER of ${content.length} content octets is over the ${MAX_OID_CONTENT} read`);
   }
-  const first = arcs.shift() ?? 0n;
-  const head = first < 80n ? [first / 40n, first % 40n] : [2n, first - 80n];
-  return [...head, ...arcs].join('.');
+  if ((content[content.length - 1]! & 0x80) !== 0) throw new DerError('an OBJECT IDENTIFIER ends inside a subidentifier');
+  const arcs: string[] = [];
+  let v = 0;
+  let big: bigint | null = null;
+  for (let i = 0; i < content.length; i++) {
+    const byte = content[i]!;
+    if (big === null && v > SAFE_ARC) big = BigInt(v);
+    if (big === null) v = v * 128 + (byte & 0x7f);
+    else big = (big << 7n) | BigInt(byte & 0x7f);
+    if ((byte & 0x80) !== 0) continue;
+    if (arcs.length === 0) {
+      if (big !== null) arcs.push('2', String(big - 80n));
+      else if (v < 80) arcs.push(String(Math.floor(v / 40)), String(v % 40));
+      else arcs.push('2', String(v - 80));
+    } else {
+      arcs.push(String(big ?? v));
+    }
+    v = 0;
+    big = null;
+  }
+  return arcs.join('.');
 }
 
 /** A decoded TLV; `raw` is its whole encoding, `content` the value octets (views into the input). */

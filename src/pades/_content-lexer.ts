@@ -5,6 +5,8 @@
  * image's data (§8.9.7, between ID and EI) is skipped. Never throws: a malformed stream ends the
  * walk early, and the caller treats what it saw so far as the page's content.
  */
+import { decodeHexDigits } from './_hex';
+
 export type Operand = number | boolean | null | { name: string } | Uint8Array | Operand[] | { dict: Map<string, Operand> };
 
 export interface ContentOperation {
@@ -40,59 +42,58 @@ class Lexer {
     }
   }
 
+  /** A run of regular bytes (§7.2.2), found first and sliced once: a content stream is the document's to size. */
   private regularRun(): string {
-    let word = '';
-    while (isRegular(this.bytes[this.pos])) word += String.fromCharCode(this.bytes[this.pos++]!);
-    return word;
+    const start = this.pos;
+    while (isRegular(this.bytes[this.pos])) this.pos++;
+    return start === this.pos ? '' : Buffer.from(this.bytes.buffer, this.bytes.byteOffset + start, this.pos - start).toString('latin1');
   }
 
-  /** §7.3.4.2 literal string: balanced parentheses, backslash escapes, octal codes. */
+  /** §7.3.4.2 literal string: balanced parentheses, backslash escapes, octal codes. Its end is found first, then it is decoded into one buffer. */
   private literalString(): Uint8Array {
     const b = this.bytes;
-    const out: number[] = [];
+    const start = ++this.pos;
     let depth = 1;
-    this.pos++;
-    while (this.pos < b.length) {
-      const c = b[this.pos++]!;
-      if (c === 0x5c) {
-        const e = b[this.pos++];
-        if (e === undefined) break;
-        if (e >= 0x30 && e <= 0x37) {
-          let v = e - 0x30;
-          for (let i = 0; i < 2 && b[this.pos]! >= 0x30 && b[this.pos]! <= 0x37; i++) v = v * 8 + (b[this.pos++]! - 0x30);
-          out.push(v & 0xff);
-        } else if (e === 0x0d) {
-          if (b[this.pos] === 0x0a) this.pos++;
-        } else if (e !== 0x0a) {
-          out.push(ESCAPES[e] ?? e);
-        }
-      } else if (c === 0x28) {
-        depth++;
-        out.push(c);
-      } else if (c === 0x29) {
-        if (--depth === 0) break;
-        out.push(c);
-      } else {
-        out.push(c);
+    let end = start;
+    for (; end < b.length; end++) {
+      const c = b[end];
+      if (c === 0x5c) end++;
+      else if (c === 0x28) depth++;
+      else if (c === 0x29 && --depth === 0) break;
+    }
+    end = Math.min(end, b.length);
+    const out = new Uint8Array(end - start);
+    let n = 0;
+    let p = start;
+    while (p < end) {
+      const c = b[p++]!;
+      if (c !== 0x5c) {
+        out[n++] = c;
+        continue;
+      }
+      const e = b[p++];
+      if (e === undefined || p > end) break;
+      if (e >= 0x30 && e <= 0x37) {
+        let v = e - 0x30;
+        for (let i = 0; i < 2 && p < end && b[p]! >= 0x30 && b[p]! <= 0x37; i++) v = v * 8 + (b[p++]! - 0x30);
+        out[n++] = v & 0xff;
+      } else if (e === 0x0d) {
+        if (b[p] === 0x0a && p < end) p++;
+      } else if (e !== 0x0a) {
+        out[n++] = ESCAPES[e] ?? e;
       }
     }
-    return Uint8Array.from(out);
+    this.pos = end + 1;
+    return out.subarray(0, n);
   }
 
-  /** §7.3.4.3 hexadecimal string; an odd final digit is followed by 0. */
+  /** §7.3.4.3 hexadecimal string; other bytes are skipped, an odd final digit is followed by 0. */
   private hexString(): Uint8Array {
-    const b = this.bytes;
-    const digits: number[] = [];
-    this.pos++;
-    while (this.pos < b.length && b[this.pos] !== 0x3e) {
-      const v = parseInt(String.fromCharCode(b[this.pos++]!), 16);
-      if (!Number.isNaN(v)) digits.push(v);
-    }
-    this.pos++;
-    if (digits.length % 2) digits.push(0);
-    const out = new Uint8Array(digits.length / 2);
-    for (let i = 0; i < out.length; i++) out[i] = digits[2 * i]! * 16 + digits[2 * i + 1]!;
-    return out;
+    const start = ++this.pos;
+    const close = this.bytes.indexOf(0x3e, start);
+    const end = close < 0 ? this.bytes.length : close;
+    this.pos = end + 1;
+    return decodeHexDigits(this.bytes, start, end, true)!;
   }
 
   /** The next operand, or an operator as a string, or undefined at the end. */

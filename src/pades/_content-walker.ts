@@ -8,7 +8,6 @@ import { PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFObject } from 'pdf-l
 import { forEachOperation, type ContentOperation, type Operand } from './_content-lexer';
 import { readFontMetrics, type FontMetrics } from './_font-metrics';
 import type { PdfReader } from './_pdf-reader';
-import { decodeStreamContents } from './_stream-decode';
 
 export interface Box {
   x1: number;
@@ -257,7 +256,7 @@ export class Walker {
     if (subtype !== PDFName.of('Form') || !entry || forms.has(entry) || forms.size >= MAX_FORM_DEPTH) return;
     let content: Uint8Array;
     try {
-      content = decodeStreamContents(stream);
+      content = this.reader.decodeStream(stream);
     } catch {
       this.unreadable = true;
       return;

@@ -2,32 +2,85 @@
  * Loads individual objects through the cross-reference chain, on demand, with a cache: top-level
  * objects at their offsets and objects of type 2 from object streams (ISO 32000-1 §7.5.7).
  * Never parses the whole file, so a 100 MB PDF costs only the objects we touch.
+ *
+ * The readers of one document share a scope (issue 15): its decoded-bytes budget, each stream
+ * decoded once, and the sections and objects already parsed, by offset. A reader of an earlier
+ * revision (`revision(end)`: the file as it was signed, §7.5.6) reuses what lies inside it, so
+ * validating many signatures costs little more than one.
  */
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef } from 'pdf-lib';
 import { PdfInputError } from '../errors/errors';
+import { refuseRangeErrors, tooComplex } from './_limits';
 import { decodeStreamContents } from './_stream-decode';
-import { parseIndirectObjectAt, parseObjectAt, readUnsigned, skipWhitespace } from './_object-parser';
-import { brokenXref, readXrefChain, type XrefChain } from './xref';
+import { countParsedObjects, newObjectBudget, parseIndirectObjectAt, parseObjectAt, readUnsigned, skipWhitespace } from './_object-parser';
+import { brokenXref, MAX_XREF_MERGED, newXrefScope, readXrefChain, reserveEntries, type XrefChain, type XrefScope } from './xref';
 
 interface ObjectStream {
   data: Uint8Array;
   first: number;
-  /** Pairs [objectNumber, relative offset] in stream order. */
-  index: [number, number][];
+  /** objectNumber, relative offset, objectNumber, … in stream order (flat: one number each). */
+  index: number[];
+  /** Objects parsed out of it, by index. */
+  parsed: Map<number, PDFObject>;
+}
+
+export interface ReaderScope extends XrefScope {
+  /** Top-level objects by offset, with the offset where each ends. */
+  objects: Map<number, { object: PDFObject; objectNumber: number; end: number }>;
+  /** Each stream's decoded bytes, or why it could not be decoded: decoded once whoever asks. */
+  decoded: WeakMap<PDFRawStream, Uint8Array | Error>;
+  objectStreams: WeakMap<PDFRawStream, ObjectStream>;
+  /** Objects left to parse (MAX_PARSED_OBJECTS), shared by every reader of the document. */
+  parsedObjects: { left: number };
+}
+
+function newReaderScope(): ReaderScope {
+  return { ...newXrefScope(), objects: new Map(), decoded: new WeakMap(), objectStreams: new WeakMap(), parsedObjects: newObjectBudget() };
 }
 
 export class PdfReader {
   readonly context: PDFContext;
   readonly xref: XrefChain;
   private readonly cache = new Map<number, PDFObject>();
-  private readonly streams = new Map<number, ObjectStream>();
+  private readonly scope: ReaderScope;
 
-  constructor(readonly pdf: Uint8Array) {
+  constructor(readonly pdf: Uint8Array, scope?: ReaderScope) {
     if (!startsWithHeader(pdf)) {
       throw new PdfInputError('the data does not start with %PDF- (a PDF header is expected at byte 0)');
     }
     this.context = PDFContext.create();
-    this.xref = readXrefChain(pdf, this.context);
+    this.scope = scope ?? newReaderScope();
+    countParsedObjects(this.context, this.scope.parsedObjects);
+    this.xref = refuseRangeErrors(() => readXrefChain(pdf, this.context, this.scope));
+  }
+
+  /** The document as it was up to byte `end` (a signed revision), read with this reader's scope. */
+  revision(end: number): PdfReader {
+    return new PdfReader(this.pdf.subarray(0, end), this.scope);
+  }
+
+  /** Counts `n` cross-reference entries visited against the document's MAX_XREF_MERGED. */
+  chargeEntries(n: number): void {
+    this.scope.entriesMerged += n;
+    if (this.scope.entriesMerged > MAX_XREF_MERGED) throw tooComplex(`more than ${MAX_XREF_MERGED} cross-reference entries read over its revisions`);
+  }
+
+  /**
+   * The decoded contents of `stream` (§7.4), decoded once per document and charged to its
+   * budget; PdfInputError when over it, Error when a filter cannot be undone.
+   */
+  decodeStream(stream: PDFRawStream): Uint8Array {
+    const known = this.scope.decoded.get(stream);
+    if (known instanceof Uint8Array) return known;
+    if (known) throw known;
+    try {
+      const data = refuseRangeErrors(() => decodeStreamContents(stream, this.scope.budget));
+      this.scope.decoded.set(stream, data);
+      return data;
+    } catch (e) {
+      if (e instanceof Error) this.scope.decoded.set(stream, e);
+      throw e;
+    }
   }
 
   /** The object behind `ref`; PDFNull-like undefined for free or missing entries (§7.3.10). */
@@ -36,26 +89,32 @@ export class PdfReader {
     if (cached) return cached;
     const entry = this.xref.entries.get(ref.objectNumber);
     if (!entry || entry.type === 'free') return undefined;
-    let object: PDFObject;
-    if (entry.type === 'offset') {
-      if (entry.offset >= this.pdf.length) {
-        throw brokenXref(`object ${ref.objectNumber} is listed at byte ${entry.offset}, past the end of the file`);
-      }
-      let parsed;
-      try {
-        parsed = parseIndirectObjectAt(this.pdf, entry.offset, this.context);
-      } catch (e) {
-        throw brokenXref(`object ${ref.objectNumber} at byte ${entry.offset} is unreadable`, e);
-      }
-      if (!parsed || parsed.objectNumber !== ref.objectNumber) {
-        throw brokenXref(`object ${ref.objectNumber} ${entry.generation} is not at byte ${entry.offset}`);
-      }
-      object = parsed.object;
-    } else {
-      object = this.getCompressed(ref.objectNumber, entry.streamNumber, entry.index);
-    }
+    const object = entry.type === 'offset'
+      ? this.objectAt(ref.objectNumber, entry.offset, entry.generation)
+      : this.getCompressed(ref.objectNumber, entry.streamNumber, entry.index);
     this.cache.set(ref.objectNumber, object);
     return object;
+  }
+
+  private objectAt(objectNumber: number, offset: number, generation: number): PDFObject {
+    const shared = this.scope.objects.get(offset);
+    if (shared && shared.end <= this.pdf.length && shared.objectNumber === objectNumber) return shared.object;
+    if (offset >= this.pdf.length) {
+      throw brokenXref(`object ${objectNumber} is listed at byte ${offset}, past the end of the file`);
+    }
+    let parsed;
+    try {
+      parsed = parseIndirectObjectAt(this.pdf, offset, this.context);
+    } catch (e) {
+      if (e instanceof PdfInputError) throw e;
+      if (e instanceof RangeError) throw tooComplex(`object ${objectNumber} at byte ${offset}: ${e.message}`, e);
+      throw brokenXref(`object ${objectNumber} at byte ${offset} is unreadable`, e);
+    }
+    if (!parsed || parsed.objectNumber !== objectNumber) {
+      throw brokenXref(`object ${objectNumber} ${generation} is not at byte ${offset}`);
+    }
+    if (!shared) this.scope.objects.set(offset, { object: parsed.object, objectNumber, end: parsed.end });
+    return parsed.object;
   }
 
   /** Generation to use when rewriting `ref` (objects in object streams have generation 0). */
@@ -99,23 +158,27 @@ export class PdfReader {
 
   private getCompressed(objectNumber: number, streamNumber: number, index: number): PDFObject {
     const stream = this.loadObjectStream(streamNumber);
-    const pair = stream.index[index];
-    if (!pair || pair[0] !== objectNumber) {
+    const known = stream.parsed.get(index);
+    if (known) return known;
+    if (stream.index[2 * index] !== objectNumber) {
       throw brokenXref(`object ${objectNumber} is not entry ${index} of object stream ${streamNumber}`);
     }
+    let object: PDFObject;
     try {
-      return parseObjectAt(stream.data, stream.first + pair[1], this.context);
+      object = parseObjectAt(stream.data, stream.first + stream.index[2 * index + 1]!, this.context);
     } catch (e) {
+      if (e instanceof PdfInputError) throw e;
+      if (e instanceof RangeError) throw tooComplex(`object ${objectNumber} in object stream ${streamNumber}: ${e.message}`, e);
       throw brokenXref(`object ${objectNumber} in object stream ${streamNumber} is unreadable`, e);
     }
+    stream.parsed.set(index, object);
+    return object;
   }
 
   /** Object streams being loaded: a stream listed as compressed inside itself (or a cycle of them) is broken, not a stack overflow. */
   private readonly loadingStreams = new Set<number>();
 
   private loadObjectStream(streamNumber: number): ObjectStream {
-    const known = this.streams.get(streamNumber);
-    if (known) return known;
     if (this.loadingStreams.has(streamNumber)) throw brokenXref(`object stream ${streamNumber} is listed as stored inside an object stream that needs it`);
     this.loadingStreams.add(streamNumber);
     try {
@@ -128,28 +191,38 @@ export class PdfReader {
   private readObjectStream(streamNumber: number): ObjectStream {
     const stream = this.getObject(PDFRef.of(streamNumber));
     if (!(stream instanceof PDFRawStream)) throw brokenXref(`object stream ${streamNumber} is not a stream`);
+    const known = this.scope.objectStreams.get(stream);
+    if (known) return known;
     const n = stream.dict.get(PDFName.of('N'));
     const first = stream.dict.get(PDFName.of('First'));
-    if (!(n instanceof PDFNumber) || !(first instanceof PDFNumber)) {
-      throw brokenXref(`object stream ${streamNumber} lacks /N or /First`);
+    const count = n instanceof PDFNumber ? n.asNumber() : -1;
+    const firstAt = first instanceof PDFNumber ? first.asNumber() : -1;
+    if (!Number.isSafeInteger(count) || count < 0 || !Number.isSafeInteger(firstAt) || firstAt < 0) {
+      throw brokenXref(`object stream ${streamNumber} lacks /N or /First as non-negative integers`);
     }
     let data: Uint8Array;
     try {
-      data = decodeStreamContents(stream);
+      data = this.decodeStream(stream);
     } catch (e) {
+      if (e instanceof PdfInputError) throw e;
       throw brokenXref(`cannot decode object stream ${streamNumber}`, e);
     }
-    const index: [number, number][] = [];
+    // §7.5.7: N pairs of integers before /First, each at least two digits and a separator.
+    if (firstAt > data.length || count * 4 > firstAt + 1) {
+      throw brokenXref(`object stream ${streamNumber} claims ${count} objects in a header of ${Math.min(firstAt, data.length)} bytes`);
+    }
+    reserveEntries(this.scope, count, `object stream ${streamNumber}`);
+    const index: number[] = [];
     let p = 0;
-    for (let i = 0; i < n.asNumber(); i++) {
+    for (let i = 0; i < count; i++) {
       const num = readUnsigned(data, skipWhitespace(data, p));
       const off = num && readUnsigned(data, skipWhitespace(data, num.end));
       if (!num || !off) throw brokenXref(`object stream ${streamNumber} has a malformed header`);
-      index.push([num.value, off.value]);
+      index.push(num.value, off.value);
       p = off.end;
     }
-    const parsed = { data, first: first.asNumber(), index };
-    this.streams.set(streamNumber, parsed);
+    const parsed = { data, first: firstAt, index, parsed: new Map<number, PDFObject>() };
+    this.scope.objectStreams.set(stream, parsed);
     return parsed;
   }
 }

@@ -12,7 +12,6 @@
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFObject } from 'pdf-lib';
 import { Walker, type Box, type ContentBox, type GraphicsState } from './_content-walker';
 import type { PdfReader } from './_pdf-reader';
-import { decodeStreamContents } from './_stream-decode';
 
 export type { Box, ContentBox } from './_content-walker';
 
@@ -31,7 +30,7 @@ export function inheritedAttribute(reader: PdfReader, page: PDFDict, key: string
 function pageContent(reader: PdfReader, page: PDFDict): Uint8Array {
   const contents = reader.get(page, 'Contents');
   const streams = contents instanceof PDFArray ? contents.asArray().map((s) => reader.resolve(s)) : [contents];
-  const parts = streams.filter((s): s is PDFRawStream => s instanceof PDFRawStream).map((s) => decodeStreamContents(s));
+  const parts = streams.filter((s): s is PDFRawStream => s instanceof PDFRawStream).map((s) => reader.decodeStream(s));
   const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length + 1, 0));
   let at = 0;
   for (const p of parts) {

@@ -1,11 +1,13 @@
 /**
  * Reads a document's /DSS (ETSI EN 319 142-1 §5.4.2) for local validation: its certificates,
  * OCSP responses and CRLs as DER, and the /VRI keys present. Unreadable streams are skipped, not
- * fatal: validation reports what it could not find.
+ * fatal: validation reports what it could not find. A stream over the document's decoding budget
+ * is the refusal of the whole document (PdfInputError), and a stream listed again is decoded once
+ * (the reader's cache: a /DSS listing one bomb three times decoded it three times, 5.2 GB).
  */
 import { PDFDict, PDFName, PDFRawStream } from 'pdf-lib';
+import { PdfInputError } from '../errors/errors';
 import type { PdfReader } from './_pdf-reader';
-import { decodeStreamContents } from './_stream-decode';
 
 export interface DssData {
   certs: Uint8Array[];
@@ -22,8 +24,9 @@ export function readDssData(reader: PdfReader, catalog: PDFDict): DssData {
       const s = reader.resolve(item);
       if (!(s instanceof PDFRawStream)) continue;
       try {
-        out.push(decodeStreamContents(s));
-      } catch {
+        out.push(reader.decodeStream(s));
+      } catch (e) {
+        if (e instanceof PdfInputError) throw e;
         // an undecodable entry: left out, and whatever it should prove stays unproven
       }
     }

@@ -7,10 +7,9 @@
  */
 import { createHash } from 'node:crypto';
 import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFRef, type PDFContext } from 'pdf-lib';
-import { SigningError } from '../errors/errors';
+import { PdfInputError, SigningError } from '../errors/errors';
 import { PdfReader } from './_pdf-reader';
 import { newObjectsAfter } from './_new-objects';
-import { decodeStreamContents } from './_stream-decode';
 import { writeIncrementalUpdate, type UpdateObject } from './incremental-writer';
 
 export interface ValidationData {
@@ -54,8 +53,9 @@ function existingStreams(reader: PdfReader, dss: PDFDict | undefined, key: strin
     const stream = reader.getObject(item);
     if (stream instanceof PDFRawStream) {
       try {
-        byContent.set(hexOf(decodeStreamContents(stream)), item);
-      } catch {
+        byContent.set(hexOf(reader.decodeStream(stream)), item);
+      } catch (e) {
+        if (e instanceof PdfInputError) throw e;
         // An unreadable stream stays listed; ours is simply added beside it.
       }
     }

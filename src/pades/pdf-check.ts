@@ -5,6 +5,7 @@
  */
 import { PDFArray, PDFDict, PDFName, PDFRef } from 'pdf-lib';
 import { PdfInputError } from '../errors/errors';
+import { refuseRangeErrors } from './_limits';
 import { PdfReader } from './_pdf-reader';
 import type { XrefKind } from './xref';
 
@@ -116,8 +117,10 @@ export function inspectPdf(reader: PdfReader): PdfInfo & { catalogRef: PDFRef; c
 }
 
 export function checkPdf(pdf: Uint8Array): PdfInfo {
-  const reader = new PdfReader(pdf);
-  const { catalogRef: _ref, catalog: _catalog, ...info } = inspectPdf(reader);
-  return info;
+  return refuseRangeErrors(() => {
+    const reader = new PdfReader(pdf);
+    const { catalogRef: _ref, catalog: _catalog, ...info } = inspectPdf(reader);
+    return info;
+  });
 }
 

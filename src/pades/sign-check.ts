@@ -1,4 +1,5 @@
 import { PDFArray, PDFDict, PDFName } from 'pdf-lib';
+import { refuseRangeErrors } from './_limits';
 import { PdfReader } from './_pdf-reader';
 import { inspectPdf, type PdfInfo } from './pdf-check';
 import { placeSignature, type PlacedStamp } from './placement';
@@ -11,6 +12,10 @@ import { uniqueFieldName } from './signature-field';
  * failing the request later (a fuzz of corrupted PDFs found such ERRORs).
  */
 export function checkPdfForSigning(pdf: Uint8Array, stamp: PlacedStamp | null): PdfInfo & { warnings: string[] } {
+  return refuseRangeErrors(() => readForSigning(pdf, stamp));
+}
+
+function readForSigning(pdf: Uint8Array, stamp: PlacedStamp | null): PdfInfo & { warnings: string[] } {
   const reader = new PdfReader(pdf);
   const { catalogRef: _ref, catalog, ...info } = inspectPdf(reader);
   // The same decision prepare.ts takes, stamp position included: a design whose stamp fits

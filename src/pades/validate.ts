@@ -5,17 +5,23 @@
  * trust anchors, the timestamp, revocation from the data embedded in the document (the DSS; no
  * network here) and the PAdES level reached (ETSI EN 319 142-1 §5: B-B, B-T, B-LT, B-LTA).
  * Pure: the trust anchors and the time come in. The reader is the engine's own.
+ *
+ * Bounded (issue 15): one validation per signature dictionary, however many fields point at it
+ * (reported once, naming every field); at most MAX_SIGNATURES per document; the changes after
+ * each revision analysed once (modifications.ts); text from the document cut at MAX_TEXT.
  */
 import { PDFDict, PDFHexString, PDFName, PDFString } from 'pdf-lib';
 import { bytesEqual } from '../der/der';
 import { buildPath, isSelfIssued, subjectOf } from '../pki/chain';
 import { describeCertificate, type CertificateDescription } from '../pki/describe-certificate';
+import { decodeHexDigits } from './_hex';
+import { refuseRangeErrors, tooComplex, TooComplexError } from './_limits';
 import { PdfReader } from './_pdf-reader';
 import type { ByteRange } from './byterange';
 import { checkCms, checkTimestampToken, digestWith } from './cms-check';
 import { vriKey } from './dss';
 import { readDssData, type DssData } from './dss-read';
-import { analyseChanges, changesAllowed, type ModificationReport } from './modifications';
+import { ChangeAnalysis, changesAllowed, type ModificationReport } from './modifications';
 import { docMdpPermission, forEachField } from './pdf-check';
 import { embeddedRevocation, type RevocationEntry } from './revocation-status';
 
@@ -36,7 +42,10 @@ export interface TimestampReport {
 
 export interface SignatureReport {
   valid: boolean;
+  /** The first field (in the AcroForm's order) whose value is this signature. */
   fieldName: string;
+  /** Every field whose /V is this signature dictionary, `fieldName` first: one signature, validated once. */
+  fields: string[];
   kind: 'signature' | 'document_timestamp';
   subFilter: string | null;
   signer: CertificateDescription | null;
@@ -70,18 +79,36 @@ export interface ValidateOptions {
   fetched?: { ocsps: Uint8Array[]; crls: Uint8Array[] };
 }
 
+/**
+ * Signature dictionaries validated per document. Each costs a CMS parse, a signature check, a
+ * chain and a revision analysis; documents people sign carry a handful, and 200 keeps the
+ * answer near a second. More is refused (a 422) rather than reported in part: a report of the
+ * first 200 would call a document "valid" that we did not read, and the wire has no
+ * document-level problem to say so.
+ */
+export const MAX_SIGNATURES = 200;
+/** Characters of document text (field names, /M) kept in a report: names are short, a megabyte is an attack on the answer's size. */
+export const MAX_TEXT = 1_000;
+
 interface Found {
-  fieldName: string;
+  fieldNames: string[];
   sig: PDFDict;
   byteRange: ByteRange | null;
 }
 
+/** A text string (§7.9.2.2) decoded, at most MAX_TEXT characters of it (pdf-lib decodes into call arguments: a long one is a RangeError). */
 function text(v: unknown): string | null {
-  return v instanceof PDFString || v instanceof PDFHexString ? v.decodeText() : null;
+  if (!(v instanceof PDFString || v instanceof PDFHexString)) return null;
+  const raw = v.asString();
+  // 4 raw characters per decoded one covers UTF-16 in hex, the longest encoding.
+  if (raw.length <= 4 * MAX_TEXT) return v.decodeText().slice(0, MAX_TEXT);
+  const head = v instanceof PDFHexString ? PDFHexString.of(raw.slice(0, 4 * MAX_TEXT)) : PDFString.of(raw.slice(0, 4 * MAX_TEXT));
+  return `${head.decodeText().slice(0, MAX_TEXT)}…`;
 }
 
+/** The signature dictionaries of the AcroForm, each once with every field naming it, in file order. */
 function listSignatures(reader: PdfReader, catalog: PDFDict): Found[] {
-  const out: Found[] = [];
+  const bySig = new Map<PDFDict, Found>();
   const acroForm = reader.getDict(catalog, 'AcroForm');
   forEachField(reader, acroForm && reader.getArray(acroForm, 'Fields'), (field, type) => {
     if (type !== PDFName.of('Sig')) return;
@@ -92,10 +119,19 @@ function listSignatures(reader: PdfReader, catalog: PDFDict): Found[] {
       return;
     }
     if (!(sig instanceof PDFDict)) return;
+    const name = text(reader.get(field, 'T')) ?? '';
+    // The reader returns one object per indirect object: fields sharing a /V share the dictionary.
+    const known = bySig.get(sig);
+    if (known) {
+      known.fieldNames.push(name);
+      return;
+    }
+    if (bySig.size === MAX_SIGNATURES) throw tooComplex(`more than ${MAX_SIGNATURES} signatures (at most ${MAX_SIGNATURES} are validated per document)`);
     const nums = reader.getArray(sig, 'ByteRange')?.asArray().map((n) => Number(n.toString()));
     const byteRange = nums && nums.length === 4 && nums.every((n) => Number.isSafeInteger(n) && n >= 0) ? (nums as ByteRange) : null;
-    out.push({ fieldName: text(reader.get(field, 'T')) ?? '', sig, byteRange });
+    bySig.set(sig, { fieldNames: [name], sig, byteRange });
   });
+  const out = [...bySig.values()];
   // File order: by where each signed revision ends.
   return out.sort((a, b) => (a.byteRange ? a.byteRange[2] + a.byteRange[3] : Infinity) - (b.byteRange ? b.byteRange[2] + b.byteRange[3] : Infinity));
 }
@@ -106,10 +142,11 @@ function contentsOf(pdf: Uint8Array, br: ByteRange | null, problems: string[]): 
   const end = br[2] + br[3];
   if (br[0] !== 0 || br[1] >= br[2] || end > pdf.length) return problems.push(`/ByteRange [${br.join(' ')}] does not fit the file`), null;
   if (pdf[br[1]] !== 0x3c || pdf[br[2] - 1] !== 0x3e) return problems.push('/ByteRange does not skip exactly the /Contents hex string'), null;
-  const hex = Buffer.from(pdf.subarray(br[1] + 1, br[2] - 1)).toString('latin1').replace(/\s+/g, '');
-  if (!/^[0-9a-fA-F]*$/.test(hex)) return problems.push('/Contents is not a hex string'), null;
-  return new Uint8Array(Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex'));
+  const bytes = decodeHexDigits(pdf, br[1] + 1, br[2] - 1);
+  if (!bytes) return problems.push('/Contents is not a hex string'), null;
+  return bytes;
 }
+
 
 /** The DER element at the start of /Contents, without the zero padding after it. */
 function trimPadding(bytes: Uint8Array): Uint8Array {
@@ -148,7 +185,13 @@ function revocationOf(path: Uint8Array[], dss: DssData): RevocationEntry[] {
 }
 
 export function validatePdf(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
+  return refuseRangeErrors(() => validate(pdf, o));
+}
+
+function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
   const reader = new PdfReader(pdf);
+  const analysis = new ChangeAnalysis(reader);
+  const dssBefore = dssBeforeOf(reader);
   const { dict: catalog } = reader.catalog();
   const dss = readDssData(reader, catalog);
   const permission = docMdpPermission(reader, catalog);
@@ -164,20 +207,25 @@ export function validatePdf(pdf: Uint8Array, o: ValidateOptions): ValidationRepo
     const ranges = br && contents ? [pdf.subarray(br[0], br[0] + br[1]), pdf.subarray(br[2], br[2] + br[3])] : [];
     const end = br ? br[2] + br[3] : pdf.length;
     const report: SignatureReport = {
-      valid: false, fieldName: f.fieldName, kind: isDts ? 'document_timestamp' : 'signature', subFilter, signer: null,
+      valid: false, fieldName: f.fieldNames[0]!, fields: f.fieldNames, kind: isDts ? 'document_timestamp' : 'signature', subFilter, signer: null,
       claimedTime: text(reader.get(f.sig, 'M')), digestValid: false, byteRange: br, coversWholeDocument: br !== null && end === pdf.length,
-      modifications: { level: 'none', changes: [] }, docMdp: { certifies: null, permission, allowed: true },
+      modifications: { level: 'none', changes: [], changesTotal: 0 }, docMdp: { certifies: null, permission, allowed: true },
       chain: { trusted: false, path: [], failures: [] }, timestamp: null, revocation: [], level: null, problems, pathCertificates: [],
     };
     reports.push(report);
     if (certifier && f.sig === reader.resolve(certifier)) report.docMdp.certifies = permission;
     try {
-      report.modifications = analyseChanges(pdf, end);
+      report.modifications = analysis.analyse(end);
     } catch (e) {
-      report.modifications = { level: 'other', changes: [`the changes after it cannot be read: ${(e as Error).message}`] };
+      if (e instanceof TooComplexError) throw e;
+      report.modifications = { level: 'other', changes: [`the changes after it cannot be read: ${(e as Error).message}`], changesTotal: 1 };
     }
     report.docMdp.allowed = changesAllowed(report.modifications.level, permission);
-    if (!report.docMdp.allowed) problems.push(`changes after it are not allowed${permission ? ` by DocMDP P=${permission}` : ''}: ${report.modifications.changes.join('; ') || report.modifications.level}`);
+    if (!report.docMdp.allowed) {
+      const m = report.modifications;
+      const omitted = m.changesTotal - m.changes.length;
+      problems.push(`changes after it are not allowed${permission ? ` by DocMDP P=${permission}` : ''}: ${m.changes.join('; ') || m.level}${omitted > 0 ? `; and ${omitted} more` : ''}`);
+    }
     if (!contents) continue;
     const cms = trimPadding(contents);
     let signer: Uint8Array | null;
@@ -233,21 +281,34 @@ export function validatePdf(pdf: Uint8Array, o: ValidateOptions): ValidationRepo
   for (const r of reports) {
     if (r.level !== 'B-LT' || !r.byteRange) continue;
     const sigEnd = r.byteRange[2] + r.byteRange[3];
-    const lta = reports.some((t) => t.kind === 'document_timestamp' && t.digestValid && t.byteRange && t.byteRange[2] + t.byteRange[3] > sigEnd && dssBefore(pdf, t.byteRange[1]));
+    const lta = reports.some((t) => t.kind === 'document_timestamp' && t.digestValid && t.byteRange && t.byteRange[2] + t.byteRange[3] > sigEnd && dssBefore(t.byteRange[1]));
     if (lta) r.level = 'B-LTA';
   }
   return { valid: reports.length > 0 && reports.every((r) => r.valid), signatures: reports };
 }
 
-/** True when the revision before the document timestamp at `offset` already had a /DSS. */
-function dssBefore(pdf: Uint8Array, offset: number): boolean {
-  const text = Buffer.from(pdf.subarray(0, offset)).toString('latin1');
-  const last = text.lastIndexOf('%%EOF');
-  if (last < 0) return false;
-  try {
-    const reader = new PdfReader(pdf.subarray(0, last + 5));
-    return reader.getDict(reader.catalog().dict, 'DSS') !== undefined;
-  } catch {
-    return false;
-  }
+/**
+ * True when the revision before the document timestamp at `offset` already had a /DSS; asked
+ * once per offset, the revision read with the document's reader scope.
+ */
+function dssBeforeOf(reader: PdfReader): (offset: number) => boolean {
+  const known = new Map<number, boolean>();
+  return (offset) => {
+    let answer = known.get(offset);
+    if (answer === undefined) {
+      const pdf = reader.pdf;
+      const last = Buffer.from(pdf.buffer, pdf.byteOffset, Math.min(offset, pdf.length)).lastIndexOf('%%EOF', undefined, 'latin1');
+      answer = false;
+      if (last >= 0) {
+        try {
+          const revision = reader.revision(last + 5);
+          answer = revision.getDict(revision.catalog().dict, 'DSS') !== undefined;
+        } catch (e) {
+          if (e instanceof TooComplexError) throw e;
+        }
+      }
+      known.set(offset, answer);
+    }
+    return answer;
+  };
 }
