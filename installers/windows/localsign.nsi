@@ -5,7 +5,10 @@
 ;
 ;   localsign-setup.exe                      interactive
 ;   localsign-setup.exe /S                   silent
-;   localsign-setup.exe /S /PLATFORM=URL /CODE=CODE   silent, paired with the platform (fleet)
+;   localsign-setup.exe /S /ENROL=FILE                silent, paired from an enrolment file (fleet):
+;                                                     PLATFORM=URL and CODE=CODE lines, copied in,
+;                                                     so the code is on no command line
+;   localsign-setup.exe /S /PLATFORM=URL /CODE=CODE   silent, paired with the platform
 ;   localsign-setup.exe /S /PLATFORM=embedded         silent, paired with the embedded platform
 ;   localsign-setup.exe /S /PORT=8301                 another port (8300 is also Consul's default)
 ;   "%ProgramFiles%\localsign\uninstall.exe" /S [/PURGE]   silent removal (data kept unless /PURGE)
@@ -49,6 +52,7 @@ VIAddVersionKey /LANG=1033 "LegalCopyright" "localsign contributors"
 
 Var Platform
 Var Code
+Var EnrolFile
 Var Port
 Var PortArg
 Var DataDir
@@ -63,6 +67,7 @@ Function .onInit
   ${GetParameters} $R0
   ${GetOptions} $R0 "/PLATFORM=" $Platform
   ${GetOptions} $R0 "/CODE=" $Code
+  ${GetOptions} $R0 "/ENROL=" $EnrolFile
   ${GetOptions} $R0 "/PORT=" $Port
 FunctionEnd
 
@@ -104,7 +109,10 @@ Section "localsign" SecMain
   WriteRegDWORD HKLM "${UNINST_KEY}" "NoRepair" 1
 
   ; Registers the service (idempotent; creates the data dir with an ACL for SYSTEM and
-  ; Administrators and %ProgramData%\localsign\service.json), not started yet.
+  ; Administrators and %ProgramData%\localsign\service.json), not started yet. A data dir that
+  ; was there before, owned by someone else (a standard user may create folders in
+  ; %ProgramData%), is given to Administrators, or the install stops naming it (issue 15;
+  ; src/install/windows-data-dir.ts); a junction in its place is refused.
   DetailPrint "Registering the localsign service"
   ; Without /PORT an upgrade keeps the installed port (service.json), else 8300.
   StrCpy $PortArg ""
@@ -118,22 +126,37 @@ Section "localsign" SecMain
     Abort
   ${EndIf}
 
-  ; Fleet enrolment: /PLATFORM and /CODE go into a file in the data dir (ACL: SYSTEM and
-  ; Administrators), read once by `localsign enrol`, which deletes it once paired.
-  ${If} $Platform != ""
+  ; Fleet enrolment: a file given with /ENROL (copied: it inherits the data dir's ACL), or /PLATFORM
+  ; and /CODE written into one, in the data dir (ACL: SYSTEM and Administrators), read once by
+  ; `localsign enrol`, which deletes it once paired. Whatever was at that name goes first, so
+  ; nothing is written through an entry made before the install.
+  ${If} $EnrolFile != ""
+  ${OrIf} $Platform != ""
   ${OrIf} $Code != ""
-    ${If} $Platform == ""
-      StrCpy $Platform "embedded"
+    Delete "$DataDir\enrol"
+    ${If} $EnrolFile != ""
+      ClearErrors
+      CopyFiles /SILENT "$EnrolFile" "$DataDir\enrol"
+      ${If} ${Errors}
+        DetailPrint "Pairing failed: cannot copy the enrolment file $EnrolFile"
+        SetErrorLevel 3
+      ${EndIf}
+    ${Else}
+      ${If} $Platform == ""
+        StrCpy $Platform "embedded"
+      ${EndIf}
+      FileOpen $1 "$DataDir\enrol" w
+      FileWrite $1 "PLATFORM=$Platform$\r$\nCODE=$Code$\r$\n"
+      FileClose $1
     ${EndIf}
-    FileOpen $1 "$DataDir\enrol" w
-    FileWrite $1 "PLATFORM=$Platform$\r$\nCODE=$Code$\r$\n"
-    FileClose $1
     StrCpy $Code ""
-    DetailPrint "Pairing this machine ($Platform)"
-    !insertmacro Run '"$INSTDIR\localsign.exe" enrol --file "$DataDir\enrol"'
-    ${If} $0 != 0
-      DetailPrint "Pairing failed: the enrolment file is kept; retry with localsign enrol --file $DataDir\enrol"
-      SetErrorLevel 3
+    ${If} ${FileExists} "$DataDir\enrol"
+      DetailPrint "Pairing this machine"
+      !insertmacro Run '"$INSTDIR\localsign.exe" enrol --file "$DataDir\enrol"'
+      ${If} $0 != 0
+        DetailPrint "Pairing failed: the enrolment file is kept; retry with localsign enrol --file $DataDir\enrol"
+        SetErrorLevel 3
+      ${EndIf}
     ${EndIf}
   ${EndIf}
 

@@ -19,6 +19,9 @@ export interface RawSettings {
   allowHost?: string[];
   allowOrigin?: string[];
   workers?: string;
+  /** Per-document limits of the PDF workers (issue 15): seconds per step, MiB of heap per worker. */
+  documentTimeLimit?: string;
+  documentMemoryLimit?: string;
   retentionDays?: string;
   retentionMax?: string;
   /** serve --allow-remote: listening beyond loopback is on purpose. */
@@ -55,8 +58,28 @@ export interface EnvSnapshot {
   programData?: string;
 }
 
+/**
+ * Windows: %SystemRoot% (the system tools are run by full path under it, config/windows-tools.ts)
+ * and %USERPROFILE% (a config dir inside it was made by its user: config/windows-acl.ts). Apart
+ * from readEnv: the config layer needs them below the CLI's settings. Node's process.env is
+ * case-insensitive on Windows; windir is the older name of SystemRoot.
+ */
+export function readWindowsEnv(env: NodeJS.ProcessEnv = process.env): { systemRoot: string | undefined; userProfile: string | undefined } {
+  return { systemRoot: env.SystemRoot ?? env.SYSTEMROOT ?? env.windir ?? env.WINDIR, userProfile: env.USERPROFILE };
+}
+
 function list(value: string | undefined): string[] | undefined {
   return value ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+}
+
+/**
+ * The environment of a child process the service starts (a PDF worker): the service's own, with
+ * `extra` added; NODE_OPTIONS is appended to, so an operator's options stay.
+ */
+export function childEnvironment(extra: { NODE_OPTIONS?: string }, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  if (extra.NODE_OPTIONS) out.NODE_OPTIONS = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ${extra.NODE_OPTIONS}` : extra.NODE_OPTIONS;
+  return out;
 }
 
 export function readEnv(env: NodeJS.ProcessEnv = process.env): EnvSnapshot {
@@ -75,6 +98,8 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): EnvSnapshot {
       allowHost: list(env.LOCALSIGN_ALLOW_HOST),
       allowOrigin: list(env.LOCALSIGN_ALLOW_ORIGIN),
       workers: env.LOCALSIGN_WORKERS || undefined,
+      documentTimeLimit: env.LOCALSIGN_DOCUMENT_TIME_LIMIT || undefined,
+      documentMemoryLimit: env.LOCALSIGN_DOCUMENT_MEMORY_LIMIT || undefined,
       retentionDays: env.LOCALSIGN_RETENTION_DAYS || undefined,
       retentionMax: env.LOCALSIGN_RETENTION_MAX || undefined,
       allowRemote: env.LOCALSIGN_ALLOW_REMOTE ? /^(1|true|yes)$/i.test(env.LOCALSIGN_ALLOW_REMOTE) : undefined,

@@ -1,6 +1,7 @@
 /**
  * Reads the DACL of an SDDL string (Microsoft "Security Descriptor String Format", the form
- * `icacls /save` writes): which principals an ACL lets read a file. Pure; SIDs stay strings.
+ * `icacls /save` writes): which principals an ACL lets read a file; and its owner (the "O:" part,
+ * which `icacls /save` leaves out and PowerShell's `(Get-Acl).Sddl` writes). Pure; SIDs stay strings.
  * Names like "BUILTIN\Users" are localised by Windows and encoded in the console code page, so
  * the check compares SIDs, never names.
  */
@@ -124,6 +125,17 @@ export function parseDacl(sddl: string): Dacl {
       return { type, flags: aceFlags.match(/.{2}/g) ?? [], mask: parseRights(rights), sid: resolveSid(sid) };
     }),
   };
+}
+
+/**
+ * The owner of an SDDL string: "O:" opens it (before G:, D: and S:), a SID string ("S-1-5-21-…")
+ * or a two-letter alias ("BA", "SY"), resolved; null when there is no owner part. An owner can
+ * always read and rewrite the DACL (MS-DTYP §2.5.3.2, implicit READ_CONTROL and WRITE_DAC), so
+ * it counts as one who can read whatever the DACL says.
+ */
+export function parseOwner(sddl: string): string | null {
+  const m = /^O:(S-1-\d+(?:-\d+)+|[A-Z]{2})(?=G:|D:|S:|$)/.exec(sddl.trim());
+  return m ? resolveSid(m[1]!) : null;
 }
 
 /**

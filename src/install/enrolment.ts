@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { ConfigurationError } from '../errors/errors';
 
 /**
@@ -42,12 +42,35 @@ export function parseEnrolment(file: string, text: string): Enrolment {
   return { platform, code, callbackUrl: values.get('CALLBACK_URL') || null, platformCa: values.get('PLATFORM_CA') || null };
 }
 
+/**
+ * The .deb's file sits in the service user's own dir (/var/lib/localsign), where that user can put
+ * a link or a FIFO at any name (issue 15). Read as root (`sudo localsign enrol --file …`), a link
+ * would lend root's eyes to any file, and a FIFO would hang the installer: so the name is opened
+ * without following a link (open(2) O_NOFOLLOW; lstat first on Windows, which has no such flag in
+ * Node) and without blocking (O_NONBLOCK), and only a regular file is read.
+ */
 export function readEnrolment(file: string): Enrolment {
+  const cannot = (why: string) => new ConfigurationError(`cannot read the enrolment file ${file}: ${why}`);
+  const link = 'it is a symbolic link; put the file itself there';
+  let fd: number;
+  try {
+    if (constants.O_NOFOLLOW === undefined && lstatSync(file).isSymbolicLink()) throw cannot(link);
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    if (error instanceof ConfigurationError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    // Linux and macOS answer ELOOP to O_NOFOLLOW on a link; FreeBSD EMLINK (open(2)).
+    throw cannot(code === 'ELOOP' || code === 'EMLINK' ? link : (code ?? String(error)));
+  }
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    if (!fstatSync(fd).isFile()) throw cannot('it is not a regular file');
+    text = readFileSync(fd, 'utf8');
   } catch (error) {
-    throw new ConfigurationError(`cannot read the enrolment file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    if (error instanceof ConfigurationError) throw error;
+    throw cannot((error as NodeJS.ErrnoException).code ?? String(error));
+  } finally {
+    closeSync(fd);
   }
   return parseEnrolment(file, text);
 }

@@ -7,6 +7,7 @@ import type { OsManager } from './os-manager';
 import { runChecked, type Runner } from './run-command';
 import { SERVICE_USER, type ServicePlan } from './service-plan';
 import { systemdManager } from './systemd-manager';
+import { secureServiceDataDir } from './windows-data-dir';
 import { windowsManager } from './windows-manager';
 
 export interface ManagerDeps {
@@ -56,9 +57,9 @@ function assertPrivileged(plan: ServicePlan, deps: ManagerDeps): void {
 /** The config dir, private to the account the service runs as (CONTRACT Security: 0700). */
 function prepareHome(plan: ServicePlan, deps: ManagerDeps): void {
   if (plan.manager === 'windows') {
-    mkdirSync(win32.join(plan.home, 'logs'), { recursive: true });
-    // SYSTEM (the service) and Administrators (the CLI, elevated) only, by SID (names are localised).
-    runChecked(deps.run, 'icacls', [plan.home, '/inheritance:r', '/grant:r', '*S-1-5-18:(OI)(CI)F', '*S-1-5-32-544:(OI)(CI)F']);
+    // SYSTEM (the service) and Administrators (the CLI, elevated) only, and owned by one of them
+    // (issue 15: a dir a user made before the install is re-owned or refused).
+    secureServiceDataDir(plan.home, { run: deps.run });
     return;
   }
   mkdirSync(plan.home, { recursive: true, mode: 0o700 });

@@ -131,10 +131,11 @@ describe('Windows executable under wine (dist/localsign.exe)', () => {
     expect(home).toMatch(/^C:\\users\\[^\\]+\\\.localsign$/);
     expect(existsSync(wine.toUnix(`${home}\\soft-chip.json`))).toBe(true);
     // wine's whoami ignores /user (no SID), so the grant names the user; its stub icacls prints
-    // the arguments it was given (debugstr_w: backslashes doubled) and does nothing.
+    // the arguments it was given (debugstr_w: backslashes doubled) and does nothing. The service
+    // runs it by its full path (issue 15: never a planted icacls.exe from the working directory).
     const user = (await runWine(wine, ['whoami'])).stdout.trim();
     const quoted = (s: string) => `"${s.replace(/\\/g, '\\\\')}"`;
-    expect(init.stderr).toContain(`stub: ${['icacls', home, '/inheritance:r', '/grant:r', `${user}:(OI)(CI)F`].map(quoted).join(' ')}`);
+    expect(init.stderr).toContain(`stub: ${['C:\\windows\\System32\\icacls.exe', home, '/inheritance:r', '/grant:r', `${user}:(OI)(CI)F`].map(quoted).join(' ')}`);
   }, 120_000);
 
   it('wrapper:create gives a key, and says the ACL could not be checked (wine icacls saves nothing)', async () => {

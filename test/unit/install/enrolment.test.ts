@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -24,6 +25,17 @@ describe('enrolment file', () => {
     expect(() => parseEnrolment('/e', 'PLATFORM=ftp://p\nCODE=x\n')).toThrow('/e: PLATFORM must be "embedded" or the platform\'s https:// URL');
     expect(() => parseEnrolment('/e', 'TOKEN=secret-value\n')).toThrow(/^\/e line 1: expected PLATFORM=, CODE=, CALLBACK_URL= or PLATFORM_CA=$/);
     expect(() => readEnrolment(join(dir, 'missing'))).toThrow(`cannot read the enrolment file ${join(dir, 'missing')}: ENOENT`);
+  });
+
+  it('reads no file through a symbolic link and nothing but a regular file (issue 15: the dir is the service user\'s)', () => {
+    // A file the link could lend root's eyes to, in the enrolment format so only the refusal stops it.
+    writeFileSync(join(dir, 'secret'), 'PLATFORM=https://attacker.example\nCODE=root-only\n', { mode: 0o600 });
+    symlinkSync(join(dir, 'secret'), join(dir, 'linked'));
+    expect(() => readEnrolment(join(dir, 'linked'))).toThrow(`cannot read the enrolment file ${join(dir, 'linked')}: it is a symbolic link; put the file itself there`);
+    // A FIFO would block a reader forever: refused at once instead of hanging the installer.
+    expect(spawnSync('mkfifo', [join(dir, 'fifo')]).status).toBe(0);
+    expect(() => readEnrolment(join(dir, 'fifo'))).toThrow(`cannot read the enrolment file ${join(dir, 'fifo')}: it is not a regular file`);
+    expect(readEnrolment(join(dir, 'secret'))).toMatchObject({ platform: 'https://attacker.example' });
   });
 
   it('redacts the code from a failure message', () => {

@@ -1,4 +1,9 @@
+import { win32 } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { windowsToolPath } from '../../../src/config/windows-tools';
+import type { Runner } from '../../../src/install/run-command';
+import { planService } from '../../../src/install/service-plan';
+import { windowsManager } from '../../../src/install/windows-manager';
 import { parseScState, quoteWindowsArg, scCreateArgs, windowsBinPath } from '../../../src/install/windows-service';
 
 describe('Windows service (sc + shawl)', () => {
@@ -25,5 +30,33 @@ describe('Windows service (sc + shawl)', () => {
     expect(parseScState('        STATE              : 1  STOPPED\n')).toBe('stopped');
     expect(parseScState('        STATE              : 2  START_PENDING\n')).toBe('starting');
     expect(parseScState('[SC] EnumQueryServicesStatus:OpenService FAILED 1060:\n')).toBe(null);
+  });
+
+  it('runs sc.exe by its full path under %SystemRoot% for every verb (issue 15: never a bare name the current directory could answer)', () => {
+    const sc = windowsToolPath('sc', 'C:\\WINDOWS');
+    expect(sc).toBe('C:\\WINDOWS\\System32\\sc.exe');
+    const calls: string[] = [];
+    let state = 1060; // no service yet, then created and stopped, then running
+    const run: Runner = (cmd, args) => {
+      calls.push(cmd);
+      if (args[0] === 'query') return { code: state === 1060 ? 1060 : 0, stdout: state === 1060 ? '[SC] EnumQueryServicesStatus:OpenService FAILED 1060:\n' : `        STATE              : ${state}  X\n`, stderr: '' };
+      if (args[0] === 'create') state = 1;
+      if (args[0] === 'start') state = 4;
+      if (args[0] === 'stop') state = 1;
+      return { code: 0, stdout: '', stderr: '' };
+    };
+    const plan = planService({ platform: 'win32', scope: 'system', exec: ['C:\\Program Files\\localsign\\localsign.exe'], port: 8300, userHome: 'C:\\Users\\a', programData: 'C:\\ProgramData', serviceFilePath: 'C:\\ProgramData\\localsign\\service.json' });
+    const manager = windowsManager('C:\\ProgramData\\localsign\\logs', sc);
+    manager.register(plan, run);
+    manager.start(plan, run, false);
+    manager.stop(plan, run);
+    manager.unregister(plan, run);
+    expect(calls.length).toBeGreaterThan(6);
+    expect(new Set(calls)).toEqual(new Set([sc]));
+    // The default: %SystemRoot% as config/env.ts reads it, else C:\Windows; absolute either way.
+    const defaults: string[] = [];
+    windowsManager('C:\\x').isInstalled(plan, (cmd) => (defaults.push(cmd), { code: 1060, stdout: '', stderr: '' }), false);
+    expect(defaults).toHaveLength(1);
+    expect(win32.isAbsolute(defaults[0]!) && defaults[0]!.endsWith('\\System32\\sc.exe')).toBe(true);
   });
 });
