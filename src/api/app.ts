@@ -55,7 +55,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const auth = wrapperAuth(ctx.wrappers);
   const paired = requirePaired(ctx);
-  // Issue 10 abuse: per application key, on the two routes that start work (polls stay free).
+  // Issue 10 abuse: per application key, on the routes that start work: both sign routes, verify
+  // and sync (issue 15; operations.ts `rateLimited`). Polls and lists stay free.
   const limited = rateLimit(ctx.config.rateLimit ? new RateLimiter(ctx.config.rateLimit) : null);
   const h = (fn: (c: Context<ApiEnv>) => Response | Promise<Response>): MiddlewareHandler<ApiEnv> => (c) => Promise.resolve(fn(c));
 

@@ -106,6 +106,9 @@ export const OPERATIONS = [
       'Check the signatures of a PDF locally (extension; a report, not a signature; the document is not stored): signer, digest, ByteRange and coverage, changes after each signature and whether DocMDP allows them, the chain to the trust anchors of serve --trust, the timestamp, revocation from the embedded data only, the PAdES level reached, a verdict',
     auth: true,
     paired: false,
+    // CONTRACT: verify and sync count against the wrapper's rate limit like the sign routes (issue
+    // 15: each parses a stranger's document or calls the platform, as costly as a sign request).
+    rateLimited: true,
     body: { spec: PADES_VERIFY_BODY },
     success: { status: 200, schema: ref('VerifyReport'), description: 'The report' },
   },
@@ -176,9 +179,10 @@ export const OPERATIONS = [
     id: 'sync',
     method: 'POST',
     path: '/v1/sync',
-    summary: 'Reload credentials and designs from the platform; on failure the old cache stays',
+    summary: 'Reload credentials and designs from the platform; on failure the old cache stays; entries that do not read (a certificate that is not DER, a stamp image over the caps) are left out and named in `skipped`',
     auth: true,
     paired: true,
+    rateLimited: true,
     success: { status: 200, schema: ref('SyncAnswer'), description: 'Reloaded' },
     errors: [502, 503],
     sinceApiVersion: 2,

@@ -7,7 +7,7 @@
  */
 import { MAX_CHAIN_ID, parseChainId, parseTxHash } from '../evm';
 import { InvalidInputError } from '../errors/errors';
-import { assertKnownFields, DISPLAY_TEXT_PATTERN, FIELD_MAX_CHARS, optionalDisplayText, optionalString, optionalStringMap, requiredString, typeName, VARIABLE_NAME_MAX_CHARS, VARIABLES_MAX_ENTRIES } from './validate';
+import { assertKnownFields, DISPLAY_TEXT_PATTERN, FIELD_MAX_CHARS, optionalDisplayText, optionalString, optionalStringMap, requiredString, RESERVED_NAMES, typeName, VARIABLE_NAME_MAX_CHARS, VARIABLES_MAX_ENTRIES } from './validate';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -18,7 +18,7 @@ export type FieldKind =
   | 'text'
   /** Text a reader of the signature sees (/Name, /Reason, /Location, the stamp): no controls, no bidi overrides. */
   | 'display_text'
-  /** Design variables: name -> text (CONTRACT bounds). */
+  /** Design variables: name -> text (CONTRACT bounds; `__proto__`, `constructor`, `prototype` refused as names). */
   | 'text_map'
   /** 32 bytes as 64 hex digits after an optional 0x (CONTRACT tx_hash). */
   | 'hash32'
@@ -149,7 +149,7 @@ function fieldSchema(field: FieldSpec): JsonSchema {
       return nullable({ type: 'string', maxLength: FIELD_MAX_CHARS, pattern: DISPLAY_TEXT_PATTERN, description }, field);
     case 'text_map':
       return nullable(
-        { type: 'object', maxProperties: VARIABLES_MAX_ENTRIES, propertyNames: { maxLength: VARIABLE_NAME_MAX_CHARS }, additionalProperties: { type: 'string', maxLength: FIELD_MAX_CHARS }, description },
+        { type: 'object', maxProperties: VARIABLES_MAX_ENTRIES, propertyNames: { maxLength: VARIABLE_NAME_MAX_CHARS, not: { enum: [...RESERVED_NAMES] } }, additionalProperties: { type: 'string', maxLength: FIELD_MAX_CHARS }, description },
         field,
       );
     case 'hash32':

@@ -62,10 +62,11 @@ export const COMPONENT_SCHEMAS = {
         type: 'array',
         items: {
           type: 'object',
-          required: ['valid', 'field', 'kind', 'digest_valid', 'byte_range', 'covers_whole_document', 'changes_after', 'chain', 'revocation', 'level', 'problems'],
+          required: ['valid', 'field', 'fields', 'kind', 'digest_valid', 'byte_range', 'covers_whole_document', 'changes_after', 'chain', 'revocation', 'level', 'problems'],
           properties: {
             valid: { type: 'boolean' },
             field: { type: 'string' },
+            fields: { type: 'array', items: { type: 'string' }, description: 'Every field whose value is this signature dictionary, `field` first' },
             kind: { enum: ['signature', 'document_timestamp'] },
             sub_filter: { type: ['string', 'null'] },
             signer: { oneOf: [{ $ref: '#/components/schemas/Certificate' }, { type: 'null' }] },
@@ -73,7 +74,7 @@ export const COMPONENT_SCHEMAS = {
             digest_valid: { type: 'boolean' },
             byte_range: { type: ['array', 'null'], items: { type: 'integer' } },
             covers_whole_document: { type: 'boolean' },
-            changes_after: { type: 'object', properties: { level: { enum: ['none', 'dss_and_timestamps', 'signing_and_forms', 'annotations', 'other'] }, changes: { type: 'array', items: { type: 'string' } }, allowed: { type: 'boolean' }, docmdp_permission: { enum: [1, 2, 3, null] } } },
+            changes_after: { type: 'object', properties: { level: { enum: ['none', 'dss_and_timestamps', 'signing_and_forms', 'annotations', 'other'] }, changes: { type: 'array', items: { type: 'string' }, maxItems: 50 }, changes_total: { type: 'integer', minimum: 0, description: 'How many changes there are; `changes` lists the first 50' }, allowed: { type: 'boolean' }, docmdp_permission: { enum: [1, 2, 3, null] } } },
             certifies: { enum: [1, 2, 3, null] },
             chain: { type: 'object', properties: { trusted: { type: 'boolean' }, path: { type: 'array', items: { type: 'string' } }, failures: { type: 'array', items: { type: 'string' } } } },
             timestamp: { type: ['object', 'null'], properties: { time: { type: ['string', 'null'], format: 'date-time' }, valid: { type: 'boolean' }, authority: { type: ['string', 'null'] }, trusted: { type: 'boolean' }, chain_failures: { type: 'array', items: { type: 'string' } }, problems: { type: 'array', items: { type: 'string' } } } },
@@ -121,11 +122,19 @@ export const COMPONENT_SCHEMAS = {
   }),
   DesignList: obj(['designs'], { designs: { type: 'array', items: { $ref: '#/components/schemas/Design' } } }),
   CacheSummary: obj(['credentials', 'designs'], { credentials: { type: 'integer', minimum: 0 }, designs: { type: 'integer', minimum: 0 } }),
+  SkippedEntry: {
+    description: 'A catalogue entry the sync left out (the others are served), with the reason; also a warning in the service log',
+    oneOf: [
+      obj(['credential_key', 'name', 'reason'], { credential_key: str('The credential left out, e.g. for a certificate that is not DER X.509'), name: str(), reason: str() }),
+      obj(['design_key', 'name', 'reason'], { design_key: str('The design left out, e.g. for a stamp image over 2000 × 2000 pixels or 16 MiB decoded'), name: str(), reason: str() }),
+    ],
+  },
   SyncAnswer: obj(['ok', 'credentials', 'designs', 'cache'], {
     ok: { const: true },
     credentials: { type: 'integer', minimum: 0 },
     designs: { type: 'integer', minimum: 0 },
     cache: { $ref: '#/components/schemas/CacheSummary' },
+    skipped: { type: 'array', items: { $ref: '#/components/schemas/SkippedEntry' }, description: 'Present when the sync left entries out' },
   }),
   ErrorRecord: obj(['error_id', 'short', 'ts', 'type', 'request_id', 'status'], {
     error_id: str(undefined, { pattern: '^err_' }),

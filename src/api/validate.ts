@@ -11,11 +11,30 @@ export const FIELD_MAX_CHARS = 1000;
 export const VARIABLES_MAX_ENTRIES = 64;
 export const VARIABLE_NAME_MAX_CHARS = 64;
 
-/** Unknown names listed in a message; the rest are counted (a body can carry millions). */
+/**
+ * CONTRACT: names `__proto__`, `constructor` and `prototype` are refused (422) wherever a request
+ * names a field or variable. Assigned to a plain object, `__proto__` sets its prototype instead of
+ * a member (so `?__proto__=x` or `var.__proto__=x` vanished and the request got a 202), and a
+ * lookup of `constructor` or `prototype` finds Object.prototype's members where nothing was given.
+ */
+export const RESERVED_NAMES: readonly string[] = ['__proto__', 'constructor', 'prototype'];
 
-/** CONTRACT: an unknown field in a sign request is 422, naming it. */
+/** 422 naming `what` (a field, `variables.NAME`, `var.NAME`) when `name` is a reserved name. */
+export function assertNotReserved(name: string, what: string): void {
+  if (RESERVED_NAMES.includes(name)) {
+    throw new InvalidInputError(`${what} is not allowed: ${RESERVED_NAMES.join(', ')} are reserved names`);
+  }
+}
+
+/**
+ * CONTRACT: an unknown field in a sign request is 422, naming it; a reserved name first, with its
+ * own message (JSON.parse makes `"__proto__"` an own member, so it is among the keys).
+ */
 export function assertKnownFields(body: Record<string, unknown>, allowed: readonly string[]): void {
-  const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
+  const keys = Object.keys(body);
+  const reserved = keys.find((k) => RESERVED_NAMES.includes(k));
+  if (reserved !== undefined) assertNotReserved(reserved, `field ${reserved}`);
+  const unknown = keys.filter((k) => !allowed.includes(k));
   if (unknown.length > 0) {
     throw new InvalidInputError(`unknown field${unknown.length > 1 ? 's' : ''}: ${listNames(unknown)}; allowed: ${allowed.join(', ')}`);
   }
@@ -91,6 +110,7 @@ export function optionalStringMap(body: Record<string, unknown>, name: string): 
     if (k.length > VARIABLE_NAME_MAX_CHARS) {
       throw new InvalidInputError(`${name} names must be at most ${VARIABLE_NAME_MAX_CHARS} characters, got ${k.length} ("${k.slice(0, 40)}…")`);
     }
+    assertNotReserved(k, `${name}.${k}`);
     const val = (v as Record<string, unknown>)[k];
     if (typeof val !== 'string') throw new InvalidInputError(`${name}.${k} must be a string, got ${typeName(val)}`);
     assertMaxChars(`${name}.${k}`, val, FIELD_MAX_CHARS);

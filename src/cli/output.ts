@@ -1,6 +1,7 @@
 import { LocalsignApiError, LocalsignConnectionError } from '../../clients/typescript/src/index';
 import { readEnv } from '../config/env';
 import { isLocalsignError } from '../errors/errors';
+import { escapeControls, escapeJsonText } from '../log/escape';
 
 const RED = '\u001b[31m';
 const RESET = '\u001b[0m';
@@ -60,7 +61,9 @@ export function failLine(error: unknown, stderr: NodeJS.WritableStream = process
         : error instanceof Error && (error as { code?: string }).code?.startsWith('E')
           ? error.message // citty's CLIError: usage problems
           : `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
-  const line = message.split('\n')[0]!.replace(ANSI, '');
+  // A message can quote a document, a platform answer or a file name: shown escaped like the
+  // logs (log/escape.ts), it cannot move the cursor or reorder the line (issue 15).
+  const line = escapeControls(message.split('\n')[0]!.replace(ANSI, ''));
   const color = Boolean((stderr as NodeJS.WriteStream).isTTY) && !readEnv().noColor;
   stderr.write(color ? `${RED}${line}${RESET}\n` : `${line}\n`);
   return exitCodeOf(error);
@@ -71,9 +74,15 @@ export function paint(text: string, stream: NodeJS.WritableStream, noColor: bool
   return Boolean((stream as NodeJS.WriteStream).isTTY) && !noColor ? text : text.replace(ANSI, '');
 }
 
-/** Prints data: JSON with --json, else the human rendering. */
+/**
+ * Prints data: JSON with --json, else the human rendering. JSON.stringify escapes C0 controls but
+ * writes DEL, C1 controls (U+009B is a one-byte CSI to some terminals), U+2028/U+2029 and the bidi
+ * controls raw; those are escaped as \uNNNN too, which is the same JSON value for any parser, so
+ * `--json` on a terminal is as safe as the human lines (issue 15). The human renderings escape the
+ * text they take from documents and platforms themselves (escapeControls).
+ */
 export function printData(json: boolean, data: unknown, human: () => string): void {
-  process.stdout.write(json ? JSON.stringify(data, null, 2) + '\n' : human() + '\n');
+  process.stdout.write(json ? escapeJsonText(JSON.stringify(data, null, 2)) + '\n' : human() + '\n');
 }
 
 /** Every occurrence of a repeatable string flag (`--credential A --credential B`). */

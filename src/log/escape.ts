@@ -31,3 +31,25 @@ const JSON_UNSAFE = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 export function stringifyJsonLine(value: unknown): string {
   return JSON.stringify(value).replace(JSON_UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/**
+ * JSON text (any indentation) with the characters JSON.stringify leaves raw escaped as above:
+ * the same JSON value, safe on a terminal (`localsign … --json` printed there, issue 15).
+ */
+export function escapeJsonText(json: string): string {
+  return json.replace(JSON_UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * A copy of a JSON-like value with every string in it (object keys too) passed through
+ * escapeControls: for a report whose text came from a document or a platform, before something
+ * formats it for a terminal (issue 15: a field name that rewrote the lines above it).
+ */
+export function escapeStrings<T>(value: T): T {
+  if (typeof value === 'string') return escapeControls(value) as T;
+  if (Array.isArray(value)) return value.map((v) => escapeStrings(v)) as T;
+  if (value !== null && typeof value === 'object' && !ArrayBuffer.isView(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [escapeControls(k), escapeStrings(v)])) as T;
+  }
+  return value;
+}

@@ -5,6 +5,8 @@
  * (CONTRACT). A design from the platform or from an operator
  * is checked here once, so a job never meets a design it cannot draw.
  */
+import { checkPngLimits } from './png-limits';
+import type { CachedDesign } from '../store/catalog-types';
 
 /** ISO 32000-1 Annex C.2: a page is at most 14,400 units on a side. */
 const MAX_POINTS = 14_400;
@@ -15,9 +17,28 @@ const VARIABLE_NAME = /^[\p{L}\p{N}_.-]{1,64}$/u;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const ON_CONFLICT = ['overlap', 'new_page', 'refuse'];
 const COLOUR = /^#[0-9a-fA-F]{6}$/;
+/**
+ * CONTRACT: `__proto__`, `constructor` and `prototype` are refused wherever a variable is named. A
+ * design variable of such a name is looked up in plain objects (the request's values, the stamp's
+ * fill), where it finds Object.prototype's members instead of nothing.
+ */
+const RESERVED_VARIABLE_NAMES = ['__proto__', 'constructor', 'prototype'];
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/**
+ * The stamp image's problem, or null: what its PNG header declares must stay within the caps of
+ * png-limits.ts (issue 15: a 31 KB dimension bomb cost 2 GB on every signature). Apart from
+ * checkDesign so that a platform's design over the caps is left out of the cache and named
+ * (catalog-screen.ts), where a malformed catalogue fails the whole sync.
+ */
+export function checkDesignImage(design: CachedDesign): string | null {
+  const png = design.stamp.image_png_base64;
+  if (png === undefined || png === null) return null;
+  const problem = checkPngLimits(new Uint8Array(Buffer.from(png, 'base64')));
+  return problem ? `stamp.image_png_base64 ${problem}` : null;
+}
 
 /** The first problem of `design`, naming the field, or null when it can be drawn. */
 export function checkDesign(design: unknown): string | null {
@@ -29,6 +50,7 @@ export function checkDesign(design: unknown): string | null {
   const seen = new Set<string>();
   for (const [i, v] of variables.entries()) {
     if (!isObject(v) || typeof v.name !== 'string' || !VARIABLE_NAME.test(v.name)) return `variables[${i}].name must be 1 to 64 letters, digits, "_", "." or "-"`;
+    if (RESERVED_VARIABLE_NAMES.includes(v.name)) return `variables[${i}].name "${v.name}" is reserved (__proto__, constructor and prototype name no variable)`;
     if (seen.has(v.name)) return `variables[${i}].name "${v.name}" appears twice`;
     seen.add(v.name);
     if (typeof v.required !== 'boolean') return `variables[${i}].required must be true or false`;

@@ -9,7 +9,7 @@ import { InvalidInputError, LocalsignError } from '../errors/errors';
 import { listPlaceholders } from '../pades/stamp-text';
 import type { CachedDesign, CatalogCache } from '../store/catalog-types';
 import type { JsonCollection } from '../store/json-collection';
-import { checkDesign } from './design-check';
+import { checkDesign, checkDesignImage } from './design-check';
 import type { EmbeddedConfig } from './embedded-config';
 
 /** Placeholders the service fills from the request itself (signing/pades-job.ts). */
@@ -30,6 +30,9 @@ export function parseOperatorDesign(input: unknown, origin: string): CachedDesig
   const problem = checkDesign(design);
   if (problem) throw fail(problem);
   const checked = design as unknown as CachedDesign;
+  // An operator's logo over the caps is refused here, at design:add, not met at every signature.
+  const imageProblem = checkDesignImage(checked);
+  if (imageProblem) throw fail(imageProblem);
   const declared = new Set<string>([...checked.variables.map((v) => v.name), ...BUILT_IN_VARIABLES]);
   for (const [i, line] of checked.stamp.lines.entries()) {
     const missing = listPlaceholders(line.text).filter((n) => !declared.has(n));

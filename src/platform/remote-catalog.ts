@@ -1,28 +1,28 @@
 import type { Chip } from '../chip/types';
 import { addressFromPublicKey } from '../evm';
-import type { CachedCredential, CachedDesign } from '../store/catalog-types';
-import type { CatalogSource } from './catalog-sync';
+import type { CachedCredential, SkippedEntry } from '../store/catalog-types';
+import type { CatalogSource, FetchedCatalog } from './catalog-sync';
 import type { RemotePlatform } from './remote';
 
 /**
  * The remote platform's catalogue, with each `engine: "chip"` credential bound to its key on this
  * machine's PKCS#11 token by `chip_key_id` (PLATFORM.md "Catalogue"). A chip credential whose key
  * this machine does not hold (another machine's token, no chip configured, a key that does not
- * match the credential) is left out of the cache with a warning, so it is a clear 422 "not a
+ * match the credential) is left out of the cache and named (catalog-sync.ts logs it), so it is a clear 422 "not a
  * known credential" rather than an ERROR at signing time.
  */
 export class RemoteCatalog implements CatalogSource {
   constructor(
     private readonly platform: RemotePlatform,
     private readonly chip: (() => Promise<Chip>) | null,
-    private readonly warn: (message: string) => void,
   ) {}
 
-  async fetchCatalog(): Promise<{ credentials: CachedCredential[]; designs: CachedDesign[] }> {
+  async fetchCatalog(): Promise<FetchedCatalog> {
     const { credentials, designs } = await this.platform.fetchCatalog();
     const wantsChip = credentials.some((c) => c.engine === 'chip');
     const keys = wantsChip && this.chip ? await (await this.chip()).listKeys() : null;
     const bound: CachedCredential[] = [];
+    const skipped: SkippedEntry[] = [];
     for (const c of credentials) {
       if (c.engine !== 'chip') {
         bound.push(c);
@@ -39,11 +39,11 @@ export class RemoteCatalog implements CatalogSource {
               ? `the chip key ${c.chip_key_id} is a secp256k1 key, not a PAdES signing key`
               : null;
       if (problem) {
-        this.warn(`sync: credential ${c.credential_key} (${c.name}) left out: ${problem}`);
+        skipped.push({ credential_key: c.credential_key, name: c.name, reason: problem });
         continue;
       }
       bound.push(c.type === 'evm' ? { ...c, public_key_hex: Buffer.from(key!.publicKey).toString('hex') } : c);
     }
-    return { credentials: bound, designs };
+    return { credentials: bound, designs, skipped };
   }
 }

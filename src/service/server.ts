@@ -155,6 +155,13 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
   if (remote && !ctx.config.allowRemote) {
     throw new ConfigurationError(`--host ${ctx.config.host} is not a loopback address; to listen beyond loopback on purpose add --allow-remote (and --allow-host with the name remote callers use)`);
   }
+  // Issue 15: the same rule for the push listener. It serves only POST /receive (HMAC of the agent
+  // secret), but beyond loopback it is still a door from the network: opened on purpose only.
+  const receive = ctx.config.receiveListen;
+  if (receive && !isLoopbackAddress(receive.host) && !ctx.config.allowRemote) {
+    const where = `${receive.host.includes(':') ? `[${receive.host}]` : receive.host}:${receive.port}`;
+    throw new ConfigurationError(`--receive-listen ${where} is not a loopback address; to receive platform pushes from the network on purpose add --allow-remote`);
+  }
   // Under the instance lock: no other writer of work/ and results/ (issue 10: leftover temp files).
   const temps = removeStaleTemps(ctx.paths);
   if (temps > 0) ctx.log.info(`removed ${temps} half-written temp file(s) left by an earlier run`);

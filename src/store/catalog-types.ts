@@ -13,7 +13,24 @@ export interface CachedCredential {
   chip_key_id?: string;
   /** EVM on a chip: 65-byte uncompressed public point, hex (used by the recovery check). */
   public_key_hex?: string;
+  /**
+   * PAdES: the signer certificate as GET /v1/credentials shows it, read once at sync
+   * (platform/catalog-screen.ts) rather than at every list. Absent in a cache written before it.
+   */
+  certificate?: CachedCertificate;
 }
+
+/** RFC 4514 subject and issuer, serial as lowercase hex, validity as ISO 8601 UTC (pki/describe-certificate.ts). */
+export interface CachedCertificate {
+  subject: string;
+  issuer: string;
+  serial: string;
+  not_before: string;
+  not_after: string;
+}
+
+/** A catalogue entry a sync left out, and why (POST /v1/sync `skipped`, `localsign sync`). */
+export type SkippedEntry = ({ credential_key: string } | { design_key: string }) & { name: string; reason: string };
 
 export interface DesignVariable {
   name: string;
@@ -44,6 +61,8 @@ export interface CatalogCache {
   credentials: CachedCredential[];
   designs: CachedDesign[];
   synced_at: string | null;
+  /** What the last sync left out (absent: nothing, or a cache written before this was kept). */
+  skipped?: SkippedEntry[];
 }
 
 /** The embedded platform (tenant 0): credentials on this machine's chip, designs in the config dir. */

@@ -59,6 +59,8 @@ export interface VerifyReport {
   signatures: ({
     valid: boolean;
     field: string;
+    /** Every field whose value is this signature dictionary, `field` first */
+    fields: string[];
     kind: "signature" | "document_timestamp";
     sub_filter?: string | null;
     signer?: Certificate | null;
@@ -69,6 +71,8 @@ export interface VerifyReport {
     changes_after: {
       level?: "none" | "dss_and_timestamps" | "signing_and_forms" | "annotations" | "other";
       changes?: string[];
+      /** How many changes there are; `changes` lists the first 50 */
+      changes_total?: number;
       allowed?: boolean;
       docmdp_permission?: 1 | 2 | 3 | null;
     };
@@ -170,11 +174,26 @@ export interface CacheSummary {
   designs: number;
 }
 
+/** A catalogue entry the sync left out (the others are served), with the reason; also a warning in the service log */
+export type SkippedEntry = {
+  /** The credential left out, e.g. for a certificate that is not DER X.509 */
+  credential_key: string;
+  name: string;
+  reason: string;
+} | {
+  /** The design left out, e.g. for a stamp image over 2000 × 2000 pixels or 16 MiB decoded */
+  design_key: string;
+  name: string;
+  reason: string;
+};
+
 export interface SyncAnswer {
   ok: true;
   credentials: number;
   designs: number;
   cache: CacheSummary;
+  /** Present when the sync left entries out */
+  skipped?: SkippedEntry[];
 }
 
 export interface ErrorRecord {

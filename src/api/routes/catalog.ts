@@ -4,8 +4,25 @@ import { describeCertificate } from '../../pki/describe-certificate';
 import type { CachedCredential } from '../../store/catalog-types';
 import type { ApiEnv } from '../types';
 
-/** Credential as the API shows it (CONTRACT GET /v1/credentials): no chip internals. */
-export function presentCredential(c: CachedCredential): Record<string, unknown> {
+/**
+ * The signer certificate's description: read at sync (platform/catalog-screen.ts) and kept in the
+ * cache; only a cache written before that is read here, and a certificate that does not read then
+ * leaves its credential out of the list (null) instead of failing the list for everyone (issue
+ * 15). The next sync names it.
+ */
+function signerOf(c: CachedCredential): CachedCredential['certificate'] | null | 'unreadable' {
+  if (c.certificate) return c.certificate;
+  const signer = c.certificate_chain?.[0];
+  if (!signer) return null;
+  try {
+    return describeCertificate(new Uint8Array(Buffer.from(signer, 'base64')));
+  } catch {
+    return 'unreadable';
+  }
+}
+
+/** Credential as the API shows it (CONTRACT GET /v1/credentials): no chip internals; null when its certificate does not read. */
+export function presentCredential(c: CachedCredential): Record<string, unknown> | null {
   const base = {
     credential_key: c.credential_key,
     type: c.type,
@@ -14,12 +31,9 @@ export function presentCredential(c: CachedCredential): Record<string, unknown> 
     default_design_key: c.type === 'evm' ? null : c.default_design_key,
   };
   if (c.type === 'evm') return { ...base, address: c.address };
-  const chain = c.certificate_chain ?? [];
-  return {
-    ...base,
-    certificate: chain[0] ? describeCertificate(new Uint8Array(Buffer.from(chain[0], 'base64'))) : null,
-    certificate_chain: chain,
-  };
+  const certificate = signerOf(c);
+  if (certificate === 'unreadable') return null;
+  return { ...base, certificate, certificate_chain: c.certificate_chain ?? [] };
 }
 
 /** A wrapper limited to some credentials sees only those. */
@@ -27,7 +41,7 @@ export function listCredentials(ctx: AppContext) {
   return (c: Context<ApiEnv>) => {
     const allowed = c.get('wrapper').credentials;
     const list = ctx.cache.get().credentials.filter((x) => !allowed || allowed.includes(x.credential_key));
-    return c.json({ credentials: list.map(presentCredential) });
+    return c.json({ credentials: list.map(presentCredential).filter((x) => x !== null) });
   };
 }
 

@@ -5,7 +5,7 @@ import { acceptPades, type PadesSignInput } from '../../signing/accept';
 import { readBodyBytes, readJsonObject } from '../middleware/read-body';
 import { PADES_SIGN_BODY, parseBody, type Parsed } from '../request-schemas';
 import type { ApiEnv } from '../types';
-import { assertKnownFields } from '../validate';
+import { assertKnownFields, assertNotReserved } from '../validate';
 
 /** The raw transport's query parameters: the JSON fields but the document, variables as `var.NAME`. */
 const QUERY_FIELDS = ['credential_key', 'design_key', 'reason', 'location', 'signer_name', 'level', 'certify'] as const;
@@ -22,7 +22,10 @@ function queryFields(c: Context<ApiEnv>): Record<string, unknown> {
   const variables: Record<string, string> = {};
   for (const [name, values] of Object.entries(c.req.queries())) {
     if (values.length > 1) throw new InvalidInputError(`${name.slice(0, 64)} must be given once`);
-    if (name.startsWith(VAR_PREFIX)) variables[name.slice(VAR_PREFIX.length)] = values[0]!;
+    // Before the assignments below: `__proto__` would set the object's prototype and vanish (a 202).
+    const variable = name.startsWith(VAR_PREFIX) ? name.slice(VAR_PREFIX.length) : null;
+    assertNotReserved(variable ?? name, name);
+    if (variable !== null) variables[variable] = values[0]!;
     // A query parameter is text: certify=2 is the number 2 (one digit, else the JSON check refuses it).
     else body[name] = name === 'certify' && /^[0-9]$/.test(values[0]!) ? Number(values[0]) : values[0];
   }

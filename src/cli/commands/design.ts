@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { defineCommand } from 'citty';
 import type { AppContext } from '../../context';
 import { InvalidInputError, LocalsignError } from '../../errors/errors';
+import { escapeControls } from '../../log/escape';
 import { renderDesignPreview } from '../../pades/design-preview';
 import { decodeStampPng } from '../../pades/stamp-png';
 import { addDesign, applyDesignsToCache, parseOperatorDesign, removeDesign } from '../../platform/embedded-designs';
@@ -35,10 +36,11 @@ function embeddedContext(args: Record<string, unknown>, rawArgs: string[]): AppC
   return ctx;
 }
 
+/** Names and keys escaped like the logs (issue 15): a design file's text never steers the terminal. */
 function describeDesign(d: CachedDesign, isDefault: boolean): string {
   const s = d.stamp;
-  const vars = d.variables.map((v) => `${v.name}${v.required ? ' (required)' : ''}`).join(', ') || 'no variables';
-  return `${d.design_key}  ${d.name}${isDefault ? '  [default]' : ''}\n    page ${s.page}, x ${s.x} y ${s.y}, ${s.width} x ${s.height} pt, ${s.lines.length} line(s)${s.image_png_base64 ? ', logo' : ''}; variables: ${vars}`;
+  const vars = d.variables.map((v) => `${escapeControls(v.name)}${v.required ? ' (required)' : ''}`).join(', ') || 'no variables';
+  return `${escapeControls(d.design_key)}  ${escapeControls(d.name)}${isDefault ? '  [default]' : ''}\n    page ${s.page}, x ${s.x} y ${s.y}, ${s.width} x ${s.height} pt, ${s.lines.length} line(s)${s.image_png_base64 ? ', logo' : ''}; variables: ${vars}`;
 }
 
 export const designListCommand = defineCommand({
@@ -106,7 +108,7 @@ export const designAddCommand = defineCommand({
       const { replaced } = addDesign(ctx.embedded, design, { replace: Boolean(args.replace), makeDefault: Boolean(args.default) });
       applyDesignsToCache(ctx.cache, ctx.embedded.get());
       printData(Boolean(args.json), { design_key: design.design_key, name: design.name, replaced, default: ctx.embedded.get().default_design_key === design.design_key }, () =>
-        `${replaced ? 'Replaced' : 'Added'} design ${design.design_key} "${design.name}"${args.default ? ' (now the default)' : ''}; the running service serves it now (localsign design:preview ${design.design_key} -o preview.png shows it)`,
+        `${replaced ? 'Replaced' : 'Added'} design ${escapeControls(design.design_key)} "${escapeControls(design.name)}"${args.default ? ' (now the default)' : ''}; the running service serves it now (localsign design:preview ${escapeControls(design.design_key)} -o preview.png shows it)`,
       );
     } finally {
       await ctx.close();
@@ -127,7 +129,7 @@ export const designRemoveCommand = defineCommand({
     try {
       const removed = removeDesign(ctx.embedded, String(args.key), { force: Boolean(args.force) });
       applyDesignsToCache(ctx.cache, ctx.embedded.get());
-      printData(Boolean(args.json), { design_key: removed.design_key, name: removed.name, removed: true }, () => `Removed design ${removed.design_key} "${removed.name}"`);
+      printData(Boolean(args.json), { design_key: removed.design_key, name: removed.name, removed: true }, () => `Removed design ${escapeControls(removed.design_key)} "${escapeControls(removed.name)}"`);
     } finally {
       await ctx.close();
     }

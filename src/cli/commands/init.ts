@@ -7,6 +7,7 @@ import { pairRemote, readPlatformCa } from '../../platform/pairing';
 import type { ChipSettings } from '../../chip/types';
 import { commonArgs, openContext } from '../settings';
 import { printData, UsageError } from '../output';
+import { describeSkippedLines } from './sync';
 
 export const initCommand = defineCommand({
   meta: { name: 'init', description: 'Pair this machine with a platform (--embedded: the local chip and designs in the config dir)' },
@@ -71,11 +72,16 @@ export const initCommand = defineCommand({
         credentials: cache.credentials.length,
         designs: cache.designs.length,
         config_dir: ctx.paths.home,
+        // What the first sync left out, as `sync` says it (only when there is something).
+        ...(cache.skipped && cache.skipped.length > 0 ? { skipped: cache.skipped } : {}),
       };
       printData(Boolean(args.json), out, () =>
-        pairing.platform === 'remote'
-          ? `Paired with ${pairing.platform_url} (tenant ${pairing.tenant_id}, results by ${out.mode}): ${out.credentials} credential(s), ${out.designs} design(s) in ${out.config_dir}`
-          : `Paired with the embedded platform (tenant 0), ${chip?.kind === 'pkcs11' ? `PKCS#11 chip ${module}` : 'software chip'}: ${out.credentials} credential(s), ${out.designs} design(s) in ${out.config_dir}`,
+        [
+          pairing.platform === 'remote'
+            ? `Paired with ${pairing.platform_url} (tenant ${pairing.tenant_id}, results by ${out.mode}): ${out.credentials} credential(s), ${out.designs} design(s) in ${out.config_dir}`
+            : `Paired with the embedded platform (tenant 0), ${chip?.kind === 'pkcs11' ? `PKCS#11 chip ${module}` : 'software chip'}: ${out.credentials} credential(s), ${out.designs} design(s) in ${out.config_dir}`,
+          ...describeSkippedLines(cache.skipped),
+        ].join('\n'),
       );
     } catch (error) {
       if (!keepPairing) restore();

@@ -1,10 +1,13 @@
 import { defineCommand } from 'citty';
+import { escapeControls as shown } from '../../log/escape';
 import { printData, UsageError } from '../output';
 import { serviceArgs, serviceClient } from '../service-client';
 
 /**
  * The service's lists, as the application key sees them (`GET /v1/results`, `/v1/errors`,
- * `/v1/credentials`, `/v1/designs`): tables for people, the API's JSON with --json.
+ * `/v1/credentials`, `/v1/designs`): tables for people, the API's JSON with --json. Names and
+ * keys come from the platform or from requests: each goes through the logs' escaping (`shown`) before
+ * it reaches the terminal (issue 15), so none can move the cursor or reorder a line.
  */
 
 function parseLimit(value: unknown): number | undefined {
@@ -22,7 +25,7 @@ export const resultsCommand = defineCommand({
     printData(Boolean(args.json), list, () =>
       list.results.length === 0
         ? 'No signing requests for this application key'
-        : list.results.map((r) => `${r.request_id}  ${r.status.padEnd(7)}  ${r.kind.padEnd(10)}  ${r.credential_key}  ${r.created_at}${r.completed_at ? `  done ${r.completed_at}` : ''}`).join('\n'),
+        : list.results.map((r) => `${r.request_id}  ${r.status.padEnd(7)}  ${r.kind.padEnd(10)}  ${shown(r.credential_key)}  ${r.created_at}${r.completed_at ? `  done ${r.completed_at}` : ''}`).join('\n'),
     );
   },
 });
@@ -36,7 +39,7 @@ export const errorsCommand = defineCommand({
     printData(Boolean(args.json), list, () =>
       list.errors.length === 0
         ? 'No recorded errors'
-        : list.errors.map((e) => `${e.error_id}  ${e.ts}  ${e.status ?? 'async'}  ${e.request_id ?? '-'}  ${e.short}`).join('\n'),
+        : list.errors.map((e) => `${e.error_id}  ${e.ts}  ${e.status ?? 'async'}  ${e.request_id ?? '-'}  ${shown(e.short)}`).join('\n'),
     );
   },
 });
@@ -49,7 +52,7 @@ export const credentialsCommand = defineCommand({
     printData(Boolean(args.json), list, () =>
       list.credentials.length === 0
         ? 'No credentials (is the machine paired? `localsign init`)'
-        : list.credentials.map((c) => `${c.credential_key}  ${c.type.padEnd(5)}  ${c.engine.padEnd(8)}  ${c.name}${c.address ? `  ${c.address}` : ''}`).join('\n'),
+        : list.credentials.map((c) => `${shown(c.credential_key)}  ${c.type.padEnd(5)}  ${c.engine.padEnd(8)}  ${shown(c.name)}${c.address ? `  ${shown(c.address)}` : ''}`).join('\n'),
     );
   },
 });
@@ -62,7 +65,7 @@ export const designsCommand = defineCommand({
     printData(Boolean(args.json), list, () =>
       list.designs.length === 0
         ? 'No designs'
-        : list.designs.map((d) => `${d.design_key}  ${d.name}: ${d.variables.map((v) => `${v.name}${v.required ? ' (required)' : ''}`).join(', ') || 'no variables'}`).join('\n'),
+        : list.designs.map((d) => `${shown(d.design_key)}  ${shown(d.name)}: ${d.variables.map((v) => `${shown(v.name)}${v.required ? ' (required)' : ''}`).join(', ') || 'no variables'}`).join('\n'),
     );
   },
 });

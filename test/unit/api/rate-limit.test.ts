@@ -56,10 +56,11 @@ describe('rateLimit middleware', () => {
 });
 
 describe('OpenAPI', () => {
-  it('documents 429 with Retry-After on both sign routes', () => {
-    const paths = openApiDocument().paths as Record<string, { post?: { responses: Record<string, { headers?: Record<string, unknown> }> } }>;
-    for (const p of ['/v1/pades/sign', '/v1/blockchain/sign']) {
-      expect(paths[p]!.post!.responses['429']?.headers).toHaveProperty('Retry-After');
-    }
+  it('documents 429 with Retry-After on both sign routes, verify and sync (CONTRACT), and on nothing else', () => {
+    const paths = openApiDocument().paths as Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+    const limited = ['/v1/pades/sign', '/v1/blockchain/sign', '/v1/pades/verify', '/v1/sync'];
+    for (const p of limited) expect(paths[p]!.post!.responses['429']?.headers, p).toHaveProperty('Retry-After');
+    const others = Object.entries(paths).flatMap(([p, ops]) => Object.values(ops).filter((op) => '429' in op.responses).map(() => p));
+    expect(others.sort()).toEqual([...limited].sort());
   });
 });

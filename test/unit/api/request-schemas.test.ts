@@ -98,3 +98,28 @@ describe('request bodies: the validator and the OpenAPI schema agree', () => {
     expect(refuse({ tx_hash: 'ab'.repeat(32), credential_key: 'k', chain_id: '1' }, BLOCKCHAIN_SIGN_BODY)).toBe(`chain_id must be an integer from 1 to ${MAX_CHAIN_ID} (or null), got string`);
   });
 });
+
+describe('reserved names (CONTRACT: __proto__, constructor and prototype are refused, 422)', () => {
+  const message = (body: Record<string, unknown>) => {
+    try {
+      parseBody(body, PADES_SIGN_BODY);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return 'accepted';
+  };
+
+  it('as a field or a variable of a JSON body (JSON.parse makes "__proto__" an own member), naming it; the schema agrees', () => {
+    for (const name of ['__proto__', 'constructor', 'prototype']) {
+      const top = JSON.parse(`{"pdf_base64":"x","credential_key":"k",${JSON.stringify(name)}:{"a":1}}`) as Record<string, unknown>;
+      expect(Object.keys(top)).toContain(name);
+      expect(message(top)).toBe(`field ${name} is not allowed: __proto__, constructor, prototype are reserved names`);
+      agrees(PADES_SIGN_BODY, top);
+      const variable = JSON.parse(`{"pdf_base64":"x","credential_key":"k","variables":{"ref":"1",${JSON.stringify(name)}:"x"}}`) as Record<string, unknown>;
+      expect(message(variable)).toBe(`variables.${name} is not allowed: __proto__, constructor, prototype are reserved names`);
+      agrees(PADES_SIGN_BODY, variable);
+    }
+    // Names that merely contain them stay names.
+    expect(message({ pdf_base64: 'x', credential_key: 'k', variables: { constructor_id: 'a', proto: 'b', __proto: 'c' } })).toBe('accepted');
+  });
+});

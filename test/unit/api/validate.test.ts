@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hostName } from '../../../src/api/middleware/host-check';
-import { assertDisplayText, assertKnownFields, optionalDisplayText, optionalString, optionalStringMap, parseLimit, parseWait, requiredString } from '../../../src/api/validate';
+import { assertDisplayText, assertKnownFields, assertNotReserved, optionalDisplayText, optionalString, optionalStringMap, parseLimit, parseWait, requiredString } from '../../../src/api/validate';
 
 describe('parseLimit (CONTRACT: digits only, 0 is 422, above 1000 clamps)', () => {
   it.each([
@@ -107,5 +107,15 @@ describe('text shown by the signature (issue 10: spoofed text)', () => {
       expect(() => assertDisplayText('location', text)).not.toThrow();
     }
     expect(optionalDisplayText({ location: null }, 'location')).toBeNull();
+  });
+});
+
+describe('reserved names', () => {
+  it('assertNotReserved names the field; other names pass', () => {
+    expect(() => assertNotReserved('__proto__', 'var.__proto__')).toThrow('var.__proto__ is not allowed: __proto__, constructor, prototype are reserved names');
+    expect(() => assertNotReserved('prototype', 'prototype')).toThrow('prototype is not allowed');
+    expect(() => assertNotReserved('Constructor', 'x')).not.toThrow();
+    // Before the unknown-field message, so the reserved name is what the caller reads.
+    expect(() => assertKnownFields({ a: 1, constructor: 2 }, ['a'])).toThrow('field constructor is not allowed: __proto__, constructor, prototype are reserved names');
   });
 });
