@@ -14,14 +14,17 @@ function gitCommit() {
 }
 
 /**
- * Two bundles: the service (src/main.ts) and the signing worker thread (src/sign-worker.ts), which
- * holds only the signing code so a worker starts fast and small (issue 10). Each is built beside
- * its target and renamed into place: a test or a service reading a bundle while it is rebuilt
- * sees the old file or the new one, never half of one.
+ * Three bundles: the service (src/main.ts), the signing worker thread (src/sign-worker.ts), which
+ * holds only the signing code so a worker starts fast and small (issue 10), and the PDF worker
+ * thread (src/pdf-worker.ts), where every document is read under a heap limit and a deadline
+ * (issue 15); it reads pdf-lib and the font from the vendor bundle, as the service does. Each is
+ * built beside its target and renamed into place: a test or a service reading a bundle while it
+ * is rebuilt sees the old file or the new one, never half of one.
  */
 const targets = [
   { entry: 'src/main.ts', target: 'dist/localsign.cjs', vendor: true },
   { entry: 'src/sign-worker.ts', target: 'dist/localsign-worker.cjs' },
+  { entry: 'src/pdf-worker.ts', target: 'dist/localsign-pdf-worker.cjs', vendor: true },
 ];
 
 /**

@@ -22,8 +22,11 @@ import { RequestRegistry } from './requests/registry';
 import { ChipProvider } from './signing/chip-provider';
 import { JobRunner } from './signing/job-runner';
 import type { JobDeps } from './signing/job-types';
-import { SignWorkerPool } from './signing/worker-pool';
-import type { WorkerEntry } from './signing/worker-entry';
+import { runSignTask, type SignTask, type SignTaskResult } from './signing/sign-tasks';
+import { DocumentWork } from './workers/document-work';
+import type { ProcessEntry, WorkerEntry } from './workers/entry';
+import { threadStarter } from './workers/handles';
+import { WorkerPool } from './workers/pool';
 import type { CatalogCache, Pairing, RemotePairing } from './store/catalog-types';
 import { JsonCollection } from './store/json-collection';
 import { readFileIfExistsAsync, writeFileAtomicAsync } from './store/atomic-file';
@@ -37,6 +40,8 @@ export interface ContextOptions {
   readVar?: (name: string) => string | undefined;
   /** How signing worker threads start; null signs inline (tests running from source). */
   workerEntry?: WorkerEntry;
+  /** How PDF worker processes start; null runs the PDF work inline, without limits (tests from source). */
+  pdfWorkerEntry?: ProcessEntry | null;
   now?: () => Date;
   stderr?: NodeJS.WritableStream;
   /** Whether to open the request journal (the service does; most CLI commands do not). */
@@ -56,7 +61,9 @@ export class AppContext {
   readonly cache: JsonCollection<CatalogCache>;
   readonly pairing: JsonCollection<{ pairing: Pairing | null }>;
   readonly embedded: JsonCollection<EmbeddedConfig>;
-  readonly pool: SignWorkerPool;
+  readonly pool: WorkerPool<SignTask, SignTaskResult>;
+  /** Every read or write of a PDF, in worker threads under per-document limits (issue 15). */
+  readonly documentWork: DocumentWork;
   readonly chips: ChipProvider;
   /** Outbound HTTP with the operator's proxies (TSA; the platform has its own, for its CA). */
   readonly http: HttpClient;
@@ -84,7 +91,9 @@ export class AppContext {
     this.embedded = embeddedConfigFile(this.paths.embedded, this.paths.lock);
     this.http = new HttpClient(config.net);
     this.documents = new DocumentStore({ work: this.paths.work, results: this.paths.results });
-    this.pool = new SignWorkerPool({ workers: config.workers, entry: options.workerEntry ?? null });
+    const signEntry = options.workerEntry ?? null;
+    this.pool = new WorkerPool<SignTask, SignTaskResult>({ name: 'signing worker', workers: config.workers, start: signEntry && threadStarter(signEntry, 'sign-worker'), inline: runSignTask });
+    this.documentWork = DocumentWork.fromConfig(config.documents, options.pdfWorkerEntry ?? null, () => this.paths.work);
     this.chips = new ChipProvider({
       softChipPath: this.paths.softChip,
       runTask: (t) => this.pool.run(t),
@@ -114,7 +123,7 @@ export class AppContext {
     if (p.platform === 'embedded') return new EmbeddedPlatform(this.embedded, (s) => this.chips.get(s));
     // engine "chip" credentials of a remote tenant live on this machine's chip, when one is set up.
     const chip = existsSync(this.paths.embedded) ? () => this.chips.get(this.embedded.get().chip) : null;
-    return new RemoteCatalog(this.remotePlatform(p), chip, (m) => this.log.warn(m));
+    return new RemoteCatalog(this.remotePlatform(p), chip);
   }
 
   /** The remote platform of the current pairing, or null (unpaired, embedded, revoked). */
@@ -148,7 +157,7 @@ export class AppContext {
     this.chips.forgetPinRejection();
     const source = this.platform();
     if (!source) return Promise.reject(this.notPaired());
-    return syncCatalog({ source, write: (c) => this.cache.replace(c), now: this.now() });
+    return syncCatalog({ source, write: (c) => this.cache.replace(c), now: this.now(), warn: (m) => this.log.warn(m) });
   }
 
   /** A push to /receive (PLATFORM.md), handed to the job waiting for it. */
@@ -201,7 +210,7 @@ export class AppContext {
 
   /** What the accept services (signing/accept.ts) need: the sign routes call them with this. */
   accepting(): AcceptDeps {
-    return { pades: { defaultLevel: this.config.padesLevel, tsaUrl: this.config.tsaUrl }, cache: () => this.cache.get(), documents: this.documents, registry: this.requests.registry, jobs: this.requests.jobs, log: this.log };
+    return { pades: { defaultLevel: this.config.padesLevel, tsaUrl: this.config.tsaUrl }, cache: () => this.cache.get(), documents: this.documents, documentWork: this.documentWork, registry: this.requests.registry, jobs: this.requests.jobs, log: this.log };
   }
 
   private jobDeps(): JobDeps {
@@ -212,6 +221,7 @@ export class AppContext {
       findCredential: (key) => this.cache.get().credentials.find((c) => c.credential_key === key),
       findDesign: (key) => this.cache.get().designs.find((d) => d.design_key === key),
       documents: this.documents,
+      documentWork: this.documentWork,
       platform: { platform: () => this.currentRemote(), hub: this.platformResults },
       tsaUrl: this.config.tsaUrl,
       padesLevel: this.config.padesLevel,
@@ -235,5 +245,6 @@ export class AppContext {
     await this.http.close();
     await this.platformHttp?.http.close();
     await this.pool.close();
+    await this.documentWork.close();
   }
 }

@@ -1,11 +1,22 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { PDF_WORKER_ARG } from './workers/entry';
 
 /**
- * The only module with import-time effects. The same bundle is the CLI and, started with
- * workerData.role = 'sign-worker', a signing worker thread (worker-pool.ts).
+ * The only module with import-time effects. The same bundle is the CLI; started with
+ * workerData.role 'sign-worker' it is a signing thread, and with PDF_WORKER_ARG (and an IPC
+ * channel) a PDF worker process (workers/pool.ts), when the worker's own bundle is not beside it
+ * or there is no script file at all (the single executable: workers/entry.ts).
  */
-if (!isMainThread && (workerData as { role?: string } | null)?.role === 'sign-worker' && parentPort) {
-  void import('./signing/worker-pool').then((m) => m.serveSignWorker(parentPort!));
+const role = isMainThread ? null : (workerData as { role?: string } | null)?.role;
+if (role === 'sign-worker' && parentPort) {
+  void Promise.all([import('./workers/pool'), import('./signing/sign-tasks')]).then(([pool, tasks]) =>
+    pool.serveWorker(pool.threadChannel(parentPort!), (task: Parameters<typeof tasks.runSignTask>[0]) => ({ task: tasks.runSignTask(task) })),
+  );
+} else if (isMainThread && process.argv[2] === PDF_WORKER_ARG && process.send) {
+  // The engine loads with the first task, so a failure to load it is that task's error.
+  void Promise.all([import('./workers/pool'), import('./workers/handles')]).then(([pool, handles]) =>
+    pool.serveWorker(pool.processChannel(process), async (task: never) => (await import('./workers/document-tasks')).runDocumentTask(task), { retireAboveMb: handles.PDF_WORKER_RETIRE_ABOVE_MB }),
+  );
 } else {
   void import('./cli/run').then((m) => m.runCli(process.argv.slice(2)));
 }

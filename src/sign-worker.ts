@@ -1,9 +1,10 @@
 import { parentPort } from 'node:worker_threads';
-import { serveSignWorker } from './signing/worker-pool';
+import { runSignTask } from './signing/sign-tasks';
+import { serveWorker, threadChannel } from './workers/pool';
 
 /**
  * Entry point of a signing worker thread, bundled on its own (dist/localsign-worker.cjs): only
  * the signing code and its curves, so a worker starts in a few milliseconds and holds a few MB,
  * instead of parsing the whole service bundle (issue 10: idle footprint and throughput).
  */
-if (parentPort) serveSignWorker(parentPort);
+if (parentPort) serveWorker(threadChannel(parentPort), (task: Parameters<typeof runSignTask>[0]) => ({ task: runSignTask(task) }));

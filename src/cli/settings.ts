@@ -5,7 +5,7 @@ import type { RawSettings } from '../config/env';
 import { readEnv } from '../config/env';
 import { adoptHomeOwner } from '../config/home-owner';
 import { AppContext } from '../context';
-import { resolveWorkerEntry } from '../signing/worker-entry';
+import { resolvePdfProcessEntry, resolveWorkerEntry } from '../workers/entry';
 import { repeatedFlag } from './output';
 
 /** Flags every command shares; `serve` adds its own. */
@@ -28,6 +28,8 @@ export function configFromArgs(args: Record<string, unknown>, rawArgs: string[] 
     trustFile: str('trust'),
     receiveListen: str('receive-listen'),
     workers: str('workers'),
+    documentTimeLimit: str('document-time-limit'),
+    documentMemoryLimit: str('document-memory-limit'),
     retentionDays: str('retention-days'),
     retentionMax: str('retention-max'),
     allowRemote: args['allow-remote'] === true ? true : undefined,
@@ -45,7 +47,7 @@ export function configFromArgs(args: Record<string, unknown>, rawArgs: string[] 
 export function openContext(args: Record<string, unknown>, rawArgs: string[] = []): AppContext {
   const { config, env } = configFromArgs(args, rawArgs);
   adoptHomeOwner(config.home);
-  return new AppContext(config, { config, readVar: env.readVar, workerEntry: resolveWorkerEntry(), noColor: env.noColor });
+  return new AppContext(config, { config, readVar: env.readVar, workerEntry: resolveWorkerEntry(), pdfWorkerEntry: resolvePdfProcessEntry(), noColor: env.noColor });
 }
 
 /**

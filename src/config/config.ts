@@ -16,6 +16,18 @@ export const DEFAULTS = Object.freeze({
   errorsKeepFiles: 5,
   /** Off: a local service's callers are the operator's own programs (serve --rate-limit). */
   rateLimitPerSecond: 0,
+  /**
+   * One step on one document (check, prepare, finish, validate) in a PDF worker (issue 15): a
+   * hostile document is answered within 10 s, while a legitimate 100 MB one takes about 1 s
+   * (`npm run bench large`).
+   */
+  documentTimeLimitMs: 8_000,
+  /**
+   * Heap of a PDF worker. The engine reads objects on demand and keeps large byte data outside
+   * the heap, so a 100 MB document needs a few tens of MB of it; a document that needs more is
+   * refused before the service's memory grows by the 768 MiB a probe must stay under.
+   */
+  documentMemoryLimitMb: 384,
   /** Slowloris (CVE-2007-6750 class): the whole header section within 10 s. */
   headerTimeoutMs: 10_000,
   /** A body that stops arriving for 30 s is given up (408); the long poll (30 s) is not a body. */
@@ -56,6 +68,8 @@ export interface Config {
   readonly errorsKeepFiles: number;
   /** Worker threads for CPU-bound signing; 0 runs signing inline (tests from source). */
   readonly workers: number;
+  /** The PDF workers (workers/document-work.ts): how many, and the limits of each step. */
+  readonly documents: { readonly workers: number; readonly timeLimitMs: number; readonly memoryLimitMb: number };
   /** Outbound proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) for the platform and the TSA. */
   readonly net: { readonly httpProxy: string | null; readonly httpsProxy: string | null; readonly noProxy: string | null };
   /** Tests only (env LOCALSIGN_TEST_FAULT); null in every real run. */
@@ -114,6 +128,14 @@ function defaultWorkers(): number {
   return Math.min(8, Math.max(2, availableParallelism() - 1));
 }
 
+/**
+ * PDF workers: two, so one hostile verification never holds the only worker a signature needs
+ * (document-work.ts lets validations use all but one), up to four on larger machines.
+ */
+function defaultDocumentWorkers(): number {
+  return Math.min(4, Math.max(2, availableParallelism() - 1));
+}
+
 /** Flags win over environment variables, which win over defaults (CONTRACT "listen"). */
 export function buildConfig(env: EnvSnapshot, flags: RawSettings = {}, overrides: Partial<Config> = {}): Config {
   const s = { ...env.settings, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) } as RawSettings;
@@ -140,6 +162,11 @@ export function buildConfig(env: EnvSnapshot, flags: RawSettings = {}, overrides
     errorsRotateBytes: DEFAULTS.errorsRotateBytes,
     errorsKeepFiles: DEFAULTS.errorsKeepFiles,
     workers: parseInteger('workers', s.workers, 0, 64) ?? defaultWorkers(),
+    documents: Object.freeze({
+      workers: defaultDocumentWorkers(),
+      timeLimitMs: (parseInteger('document time limit (seconds)', s.documentTimeLimit, 1, 3600) ?? DEFAULTS.documentTimeLimitMs / 1000) * 1000,
+      memoryLimitMb: parseInteger('document memory limit (MiB)', s.documentMemoryLimit, 32, 16_384) ?? DEFAULTS.documentMemoryLimitMb,
+    }),
     net: Object.freeze({ ...(env.proxy ?? { httpProxy: null, httpsProxy: null, noProxy: null }) }),
     testFault: parseTestFault(s.testFault),
     allowRemote: s.allowRemote ?? false,

@@ -44,6 +44,16 @@ export class PdfInputError extends LocalsignError {
   }
 }
 
+/**
+ * A document over the per-document time or memory limit of the PDF workers (issue 15): a 422 that
+ * names the limit (CONTRACT: "a document too costly to process … is a 422 naming the limit").
+ */
+export class DocumentLimitError extends LocalsignError {
+  constructor(message: string) {
+    super('invalid', message, { type: 'document_limit' });
+  }
+}
+
 /** Building the signed output failed after the input was accepted. */
 export class SigningError extends LocalsignError {
   constructor(message: string, options?: { cause?: unknown }) {

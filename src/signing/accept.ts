@@ -13,6 +13,7 @@ import type { RequestRegistry } from '../requests/registry';
 import type { CachedCredential, CachedDesign, CatalogCache, WrapperRecord } from '../store/catalog-types';
 import type { DocumentStore } from '../store/document-store';
 import type { RequestEntry } from '../store/request-store';
+import type { DocumentWork } from '../workers/document-work';
 import type { JobRunner } from './job-runner';
 import type { PadesLevel } from './long-term';
 
@@ -21,6 +22,8 @@ export interface AcceptDeps {
   pades: { defaultLevel: PadesLevel; tsaUrl: string | null };
   cache: () => CatalogCache;
   documents: DocumentStore;
+  /** The PDF workers: the check before the 202 reads the document there, never on the event loop. */
+  documentWork: DocumentWork;
   registry: RequestRegistry;
   jobs: JobRunner;
   log: Logger;
@@ -120,17 +123,11 @@ export async function acceptPades(deps: AcceptDeps, input: PadesSignInput, calle
   const credential = findCredential(cache, input.credentialKey, 'pades');
   const design = resolveDesign(cache, credential, input);
   const { pdf, repairs } = 'bytes' in input.pdf ? (requirePdfHeader(input.pdf.bytes, 'the request body'), { pdf: input.pdf.bytes, repairs: [] }) : decodePdfBase64(input.pdf.base64);
-  // pdf-lib loads on the first PAdES request, not at start-up (see job-runner.ts).
-  const { checkPdfForSigning } = await import('../pades/sign-check');
-  const info = checkPdfForSigning(pdf, design ? design.stamp : null);
+  await deps.documentWork.checkForSigning(pdf, design ? design.stamp : null, input.certify);
   const level = input.level ?? deps.pades.defaultLevel;
   // B-T and above take their timestamps from the TSA (ETSI EN 319 142-1 §5.3, §5.4): refused before 202.
   if (level !== 'B-B' && !deps.pades.tsaUrl) {
     throw new InvalidInputError(`level ${level} needs a timestamp authority and this service has none (serve --tsa-url); ask for level B-B or configure one`);
-  }
-  if (input.certify) {
-    const { refuseCertifyingSigned } = await import('../pades/signature-field');
-    refuseCertifyingSigned(info.signatureCount);
   }
   const requestId = newRequestId();
   if (repairs.length > 0) deps.log.warn(`${requestId}: pdf_base64 repaired (${repairs.join(', ')})`);

@@ -2,7 +2,7 @@ import { isStorageError, LocalsignError } from '../errors/errors';
 import type { RequestRegistry } from '../requests/registry';
 import type { RequestEntry } from '../store/request-store';
 import type { AcceptedCatalog, Job, JobDeps } from './job-types';
-import { Slots } from './slots';
+import { Slots } from '../workers/slots';
 
 /** Backoff of a final transition the disk refused (full or read-only): 250 ms doubling to 5 s. */
 const RETRY_FIRST_MS = 250;

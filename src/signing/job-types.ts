@@ -5,6 +5,7 @@ import type { CachedCredential, CachedDesign } from '../store/catalog-types';
 import type { DocumentStore } from '../store/document-store';
 import type { RequestEntry } from '../store/request-store';
 import type { PlatformSigningDeps } from './platform-signer';
+import type { DocumentWork } from '../workers/document-work';
 import type { SignTask, SignTaskResult } from './sign-tasks';
 
 /** What a job needs, passed in (no module reaches for globals): easy to wire, easy to test. */
@@ -15,6 +16,8 @@ export interface JobDeps {
   findCredential: (key: string) => CachedCredential | undefined;
   findDesign: (key: string) => CachedDesign | undefined;
   documents: DocumentStore;
+  /** The PDF workers: prepare, finish and the long-term updates run there (issue 15). */
+  documentWork: DocumentWork;
   /** engine "platform": the current pairing's platform and where its results arrive. */
   platform: PlatformSigningDeps;
   tsaUrl: string | null;

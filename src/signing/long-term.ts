@@ -5,8 +5,8 @@
  * document stays an exact prefix of the output.
  */
 import { SigningError } from '../errors/errors';
-import { addDss, type ValidationData } from '../pades/dss';
-import { finishDocTimestamp, prepareDocTimestamp } from '../pades/doc-timestamp';
+import type { ValidationData } from '../pades/dss';
+import type { DocumentWork } from '../workers/document-work';
 import type { HttpClient } from '../net/http-client';
 import { collectValidationData, tokenCertificates, type RevocationSources } from './revocation-client';
 import { fetchTimestampTokenForImprint } from './tsa-client';
@@ -29,17 +29,20 @@ export interface LongTermInput {
   now: Date;
   signal?: AbortSignal;
   local?: RevocationSources['local'];
+  /** The PDF workers the updates and the read-back check run in. */
+  documentWork: DocumentWork;
 }
 
 export async function extendToLongTerm(o: LongTermInput): Promise<{ pdf: Uint8Array; validation: ValidationData }> {
   const src: RevocationSources = { http: o.http, now: o.now, signal: o.signal, local: o.local };
   const validation = await collectValidationData(o.chain, o.timestampToken ? tokenCertificates(o.timestampToken) : [], src);
-  let pdf = addDss(o.pdf, validation, [{ signatureContents: o.signatureContents, ...validation }]);
+  // The signed document moves to the worker for each update (it is not used here after).
+  let pdf = await o.documentWork.addDss(o.pdf, validation, [{ signatureContents: o.signatureContents, ...validation }], o.signal);
   if (o.level === 'B-LTA') {
     if (!o.tsaUrl) throw new SigningError('B-LTA needs a timestamp authority for its document timestamp');
-    const prepared = prepareDocTimestamp(pdf);
+    const prepared = await o.documentWork.prepareDocTimestamp(pdf, o.signal);
     const token = await fetchTimestampTokenForImprint(o.http, o.tsaUrl, prepared.digest, { signal: o.signal });
-    pdf = finishDocTimestamp(prepared, token);
+    pdf = await o.documentWork.finishDocTimestamp(prepared, token, o.signal);
   }
   await checkLevelReached(pdf, o);
   return { pdf, validation };
@@ -51,8 +54,7 @@ export async function extendToLongTerm(o: LongTermInput): Promise<{ pdf: Uint8Ar
  * chain, the document timestamp valid), judged against the credential's own root.
  */
 async function checkLevelReached(pdf: Uint8Array, o: LongTermInput): Promise<void> {
-  const { validatePdf } = await import('../pades/validate');
-  const report = validatePdf(pdf, { trustAnchors: o.chain.slice(-1), now: o.now });
+  const report = await o.documentWork.validate(pdf, { trustAnchors: o.chain.slice(-1), now: o.now }, o.signal);
   const ours = report.signatures.filter((s) => s.kind === 'signature').at(-1);
   const last = report.signatures.at(-1);
   const problems = [...(ours?.problems ?? ['our signature is not found']), ...(o.level === 'B-LTA' && last?.kind === 'document_timestamp' ? last.problems : [])];

@@ -1,5 +1,4 @@
 import { SigningError } from '../errors/errors';
-import { finishPades, preparePades, verifyPades } from '../pades';
 import { algorithmOfCertificate, ecdsaRawToDer } from '../pades/cms';
 import { fillStampText } from '../pades/stamp-text';
 import type { PreparedPades, StampSpec } from '../pades/types';
@@ -77,7 +76,7 @@ async function prepare(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: Jo
       date: formatStampDate(signingTime),
     });
   }
-  return preparePades({
+  return deps.documentWork.prepare({
     pdf: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength),
     certificateChain,
     signingTime,
@@ -87,7 +86,7 @@ async function prepare(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: Jo
     stamp,
     reserveTimestamp: levelOf(entry, deps) !== 'B-B',
     certify: p.certify ?? null,
-  });
+  }, run.signal);
 }
 
 /** The level the request asked for, else the service's default now (serve --pades-level). */
@@ -135,9 +134,9 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
     signatureValue = algorithmOfCertificate(certificateChain[0]!) === 'p256' ? ecdsaRawToDer(raw) : raw;
   }
   const timestampToken = level !== 'B-B' ? await fetchTimestampToken(deps.http, deps.tsaUrl!, signatureValue, { signal: run.signal }) : null;
-  // The prepared bytes are not needed after this (a platform request's are on disk).
-  let signed = finishPades(prepared, signatureValue, { timestampToken, inPlace: true });
-  verifyPades(signed);
+  // The prepared bytes are not needed after this (a platform request's are on disk): they move
+  // to the PDF worker, which signs them in place and reads the signature back.
+  let signed = await deps.documentWork.finish(prepared, signatureValue, timestampToken, run.signal);
   if (level === 'B-LT' || level === 'B-LTA') {
     const extended = await extendToLongTerm({
       pdf: signed,
@@ -150,6 +149,7 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
       now: deps.now(),
       signal: run.signal,
       local: deps.localRevocation,
+      documentWork: deps.documentWork,
     });
     signed = extended.pdf;
   }

@@ -28,11 +28,20 @@ export interface RevocationSources {
   signal?: AbortSignal;
   /** Data the service holds itself (the demo CA's CRL): answered in-process, no network. */
   local?: (url: string) => Uint8Array | null;
+  /**
+   * Fetches left for this document (`verify --online`): when set, certificates are asked about
+   * one at a time and the fetches stop at zero, each refused one named as a failure.
+   */
+  budget?: { left: number };
 }
 
 async function fetchBytes(src: RevocationSources, url: string, o: { body?: Uint8Array; maxBytes?: number }): Promise<Uint8Array> {
   const local = src.local?.(url);
   if (local && !o.body) return local;
+  if (src.budget) {
+    if (src.budget.left <= 0) throw new Error('not fetched: this document already used its online fetches');
+    src.budget.left -= 1;
+  }
   const timeoutMs = src.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   let answer;
   try {
@@ -134,10 +143,14 @@ export async function collectValidationData(chain: Uint8Array[], extra: Uint8Arr
   };
   add(certs, [...chain, ...extra]);
   const checked = certs.filter((c) => !isSelfIssued(c) && !hasOcspNoCheck(c));
-  const found = await Promise.all(checked.map(async (cert) => {
+  const one = async (cert: Uint8Array) => {
     const issuer = await issuerOf(src, cert, certs);
     return { issuer, data: await revocationOf(src, cert, issuer) };
-  }));
+  };
+  // With a budget (a stranger's document names the URLs), one certificate at a time.
+  const found = [];
+  if (src.budget) for (const cert of checked) found.push(await one(cert));
+  else found.push(...(await Promise.all(checked.map(one))));
   const ocsps: Uint8Array[] = [];
   const crls: Uint8Array[] = [];
   for (const f of found) {

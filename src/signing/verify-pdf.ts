@@ -1,11 +1,12 @@
 /**
  * The local validation service behind `POST /v1/pades/verify` and `localsign verify` (issue 12):
  * the trust anchors the operator configured (`--trust FILE`, PEM), the engine's validator
- * (pades/validate.ts) and the report's wire shape (CONTRACT: `{valid, signatures: [{valid, …}]}`
+ * (pades/validate.ts, run in a PDF worker) and the report's wire shape (CONTRACT: `{valid, signatures: [{valid, …}]}`
  * in file order). A report, never a signature: nothing is stored and nothing leaves the machine.
  */
 import { readFileSync } from 'node:fs';
-import { ConfigurationError, PdfInputError } from '../errors/errors';
+import { ConfigurationError } from '../errors/errors';
+import type { DocumentWork } from '../workers/document-work';
 import type { SignatureReport, ValidationReport } from '../pades/validate';
 import { collectValidationData, type RevocationSources } from './revocation-client';
 
@@ -30,6 +31,8 @@ function wireSignature(s: SignatureReport): Record<string, unknown> {
   return {
     valid: s.valid,
     field: s.fieldName,
+    // Every field whose value is this signature dictionary (one validation for all, issue 15).
+    fields: s.fields,
     kind: s.kind,
     sub_filter: s.subFilter,
     signer: s.signer,
@@ -40,6 +43,8 @@ function wireSignature(s: SignatureReport): Record<string, unknown> {
     changes_after: {
       level: s.modifications.level,
       changes: s.modifications.changes,
+      // `changes` lists at most 50 (issue 15: 200 fields gave a 15 MB answer); this counts them all.
+      changes_total: s.modifications.changesTotal,
       allowed: s.docMdp.allowed,
       docmdp_permission: s.docMdp.permission,
     },
@@ -63,45 +68,49 @@ export function wireReport(r: ValidationReport): { valid: boolean; signatures: R
   return { valid: r.valid, signatures: r.signatures.map(wireSignature) };
 }
 
+/** At most this many OCSP, CRL and caIssuers fetches for one document (`verify --online`). */
+const ONLINE_FETCHES_PER_DOCUMENT = 32;
+
 /**
- * Validates `pdf` (already decoded) against `trustAnchors` at `now`; a PDF the reader refuses is a
- * 422. With `online` (asked for, never the default), certificates the document holds no
- * revocation data for are asked about over the network (signing/revocation-client.ts) and the
- * answers are judged beside the embedded ones; a fetch that fails is named in the report.
+ * Validates `pdf` (already decoded) against `trustAnchors` at `now`, in a PDF worker (issue 15:
+ * the event loop never parses a document; at most `work.limits.verifications` run at once). A PDF
+ * the reader refuses is a 422, and so is one over the per-document time or memory limit.
+ * With `online` (asked for, never the default), certificates the document holds no revocation
+ * data for are asked about over the network (signing/revocation-client.ts), one fetch at a time
+ * and at most ONLINE_FETCHES_PER_DOCUMENT per document (a document names the URLs: it must not
+ * make the service fetch hundreds at once), and the answers are judged beside the embedded ones;
+ * a fetch that fails is named in the report.
  */
 export async function verifyPdf(
+  work: DocumentWork,
   pdf: Uint8Array,
   trustAnchors: Uint8Array[],
   now: Date,
   online?: Omit<RevocationSources, 'now'>,
 ): Promise<{ valid: boolean; signatures: Record<string, unknown>[] }> {
-  // pdf-lib and the validator load on the first verification, not at start-up.
-  const { validatePdf } = await import('../pades/validate');
-  try {
-    const first = validatePdf(pdf, { trustAnchors, now });
+  return work.verification(async () => {
+    const first = await work.validate(pdf, { trustAnchors, now });
     if (!online) return wireReport(first);
     const fetched = { ocsps: [] as Uint8Array[], crls: [] as Uint8Array[] };
     const failures = new Map<number, string>();
-    await Promise.all(first.signatures.map(async (s, i) => {
-      if (!s.revocation.some((r) => r.status === 'no_data') || s.pathCertificates.length === 0) return;
+    const budget = { left: ONLINE_FETCHES_PER_DOCUMENT };
+    for (const [i, s] of first.signatures.entries()) {
+      if (!s.revocation.some((r) => r.status === 'no_data') || s.pathCertificates.length === 0) continue;
       try {
-        const data = await collectValidationData(s.pathCertificates, [], { ...online, now });
+        const data = await collectValidationData(s.pathCertificates, [], { ...online, now, budget });
         fetched.ocsps.push(...data.ocsps);
         fetched.crls.push(...data.crls);
       } catch (e) {
         failures.set(i, (e as Error).message);
       }
-    }));
-    const second = validatePdf(pdf, { trustAnchors, now, fetched });
+    }
+    const second = await work.validate(pdf, { trustAnchors, now, fetched });
     second.signatures.forEach((s, i) => {
       const failure = failures.get(i);
       if (failure) for (const r of s.revocation) if (r.status === 'no_data') r.problems.push(`online check failed: ${failure}`);
     });
     return wireReport(second);
-  } catch (e) {
-    if (e instanceof PdfInputError) throw e;
-    throw new PdfInputError(`the PDF cannot be read for validation: ${(e as Error).message}`, { cause: e });
-  }
+  });
 }
 
 /** One line per signature, for the terminal. */

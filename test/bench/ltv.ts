@@ -12,6 +12,7 @@ import { finishPades, preparePades, verifyPades } from '../../src/pades';
 import { ecdsaRawToDer } from '../../src/pades/cms';
 import { signatureContentsAt } from '../../src/pades/dss';
 import { extendToLongTerm } from '../../src/signing/long-term';
+import { inlineDocumentWork } from '../helpers/document-work';
 import { fetchTimestampToken } from '../../src/signing/tsa-client';
 import { startLocalTsa } from '../helpers/local-tsa';
 import { createRevocationPki, startRevocationServer } from '../helpers/revocation-pki';
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
     if (level !== 'B-T') {
       await extendToLongTerm({
         pdf: signed, level, chain: pki.chain, signatureContents: signatureContentsAt(signed, prepared.contentsOffset, prepared.contentsHexLength),
-        timestampToken: token, tsaUrl: tsa.url, http, now: new Date(),
+        timestampToken: token, tsaUrl: tsa.url, http, now: new Date(), documentWork: inlineDocumentWork(),
       });
     }
     return performance.now() - t0;

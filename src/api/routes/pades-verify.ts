@@ -8,12 +8,12 @@ import { PADES_VERIFY_BODY, parseBody } from '../request-schemas';
 
 /**
  * POST /v1/pades/verify (CONTRACT extension, issue 12): `{pdf_base64}` with the sign route's
- * tolerance rules, answered `200 {valid, signatures: […]}`. A report: the document is never stored.
+ * tolerance rules, answered `200 {valid, signatures: […]}`. A report: the document is never stored. It is read in a PDF worker (issue 15).
  */
 export function postPadesVerify(ctx: AppContext) {
   return async (c: Context<ApiEnv>) => {
     const b = parseBody(await readJsonObject(c, ctx.config.maxBodyBytes, 'pdf_base64'), PADES_VERIFY_BODY);
     const { pdf } = decodePdfBase64(b.pdf_base64);
-    return c.json(await verifyPdf(pdf, ctx.trustAnchors(), ctx.now()), 200);
+    return c.json(await verifyPdf(ctx.documentWork, pdf, ctx.trustAnchors(), ctx.now()), 200);
   };
 }

@@ -2,6 +2,7 @@ import { defineCommand } from 'citty';
 import { describeListenError } from '../../service/listen-error';
 import { startService } from '../../service/server';
 import type { AppContext } from '../../context';
+import { escapeControls } from '../../log/escape';
 import { ensureDemoKey } from '../demo-key';
 import { acquireInstanceLock } from '../instance-lock';
 import { removeServeFile, writeServeFile } from '../serve-file';
@@ -23,6 +24,8 @@ export const serveArgs = {
   'retention-days': { type: 'string', description: 'Days signing results are kept (default 7, env LOCALSIGN_RETENTION_DAYS)' },
   'retention-max': { type: 'string', description: 'Most signing results kept (default 10000, env LOCALSIGN_RETENTION_MAX)' },
   workers: { type: 'string', description: 'Signing worker threads (default: cores - 1, at least 2, at most 8)' },
+  'document-time-limit': { type: 'string', description: 'Seconds one step on one PDF may take in a PDF worker, 422 beyond (default 8, env LOCALSIGN_DOCUMENT_TIME_LIMIT)' },
+  'document-memory-limit': { type: 'string', description: 'Heap of each PDF worker process in MiB, 422 beyond (default 384, env LOCALSIGN_DOCUMENT_MEMORY_LIMIT)' },
   'allow-remote': { type: 'boolean', description: 'Allow --host beyond loopback (prints a warning; remote callers must use an --allow-host name; env LOCALSIGN_ALLOW_REMOTE=1)' },
   'rate-limit': { type: 'string', description: 'Requests per second per application key, 429 beyond (default 0: off, env LOCALSIGN_RATE_LIMIT)' },
   'rate-burst': { type: 'string', description: 'Requests an application key may make at once (default 2 s of --rate-limit, env LOCALSIGN_RATE_BURST)' },
@@ -55,7 +58,8 @@ async function prepareDemo(ctx: AppContext, url: string): Promise<void> {
     `  export LOCALSIGN_SECRET=${demo.secret}`,
     ...demoCredentialExports(ctx),
     'Credentials:',
-    ...ctx.cache.get().credentials.map((c) => `  ${c.credential_key}  ${c.type.padEnd(5)}  ${c.name}${c.address ? `  ${c.address}` : ''}`),
+    // Names from the catalogue escaped like the logs (issue 15), as `localsign credentials` shows them.
+    ...ctx.cache.get().credentials.map((c) => escapeControls(`  ${c.credential_key}  ${c.type.padEnd(5)}  ${c.name}${c.address ? `  ${c.address}` : ''}`)),
   ];
   process.stdout.write(lines.join('\n') + '\n');
   if (demo.replaced) ctx.log.warn(`the demo key changed: ${demo.replaced} was revoked; use the new exports above`);

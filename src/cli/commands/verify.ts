@@ -1,11 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineCommand } from 'citty';
 import { buildConfig } from '../../config/config';
 import { readEnv } from '../../config/env';
 import { InvalidInputError } from '../../errors/errors';
+import { escapeStrings } from '../../log/escape';
 import { HttpClient } from '../../net/http-client';
 import { requirePdfHeader } from '../../pades/base64-repair';
 import { describeReport, loadTrustAnchors, verifyPdf } from '../../signing/verify-pdf';
+import { DocumentWork } from '../../workers/document-work';
+import { resolvePdfProcessEntry } from '../../workers/entry';
 import { EXIT_FAILURE, printData } from '../output';
 
 /**
@@ -32,11 +37,21 @@ export const verifyCommand = defineCommand({
     }
     requirePdfHeader(pdf, String(args.file));
     const http = args.online ? new HttpClient(config.net) : null;
+    // The same PDF worker and limits as the service's verify route (issue 15); a document over
+    // 4 MiB reaches the worker through a private temporary folder.
+    let scratch: string | null = null;
+    const work = DocumentWork.fromConfig(config.documents, resolvePdfProcessEntry(), () => (scratch ??= mkdtempSync(join(tmpdir(), 'localsign-verify-'))));
     try {
-      const report = await verifyPdf(pdf, loadTrustAnchors(config.trustFile), new Date(), http ? { http } : undefined);
-      printData(Boolean(args.json), report, () => describeReport(report));
+      const report = await verifyPdf(work, pdf, loadTrustAnchors(config.trustFile), new Date(), http ? { http } : undefined);
+      // Every string of the report may come from the document (field names, subjects, problems
+      // quoting it): escaped like the logs before the lines are formatted, so a crafted name
+      // cannot move the cursor and print "overall: VALID" over the real verdict (issue 15).
+      // --json prints the report itself (printData escapes what JSON.stringify leaves raw).
+      printData(Boolean(args.json), report, () => describeReport(escapeStrings(report)));
       if (!report.valid) process.exitCode = EXIT_FAILURE;
     } finally {
+      await work.close();
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
       await http?.close();
     }
   },

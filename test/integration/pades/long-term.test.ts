@@ -14,6 +14,8 @@ import { finishPades, preparePades } from '../../../src/pades';
 import { ecdsaRawToDer } from '../../../src/pades/cms';
 import { signatureContentsAt, vriKey } from '../../../src/pades/dss';
 import { extendToLongTerm } from '../../../src/signing/long-term';
+import { collectValidationData } from '../../../src/signing/revocation-client';
+import { inlineDocumentWork } from '../../helpers/document-work';
 import { fetchTimestampToken } from '../../../src/signing/tsa-client';
 import { runCliAsync } from '../../helpers/cli';
 import { startConnectProxy } from '../../helpers/connect-proxy';
@@ -32,6 +34,7 @@ let pki: RevocationPki;
 let tsa: LocalTsa;
 let dir: string;
 let nssDir: string;
+const documentWork = inlineDocumentWork();
 const http = new HttpClient({ httpProxy: null, httpsProxy: null, noProxy: null });
 const input = new Uint8Array(readFileSync(join(CORPUS_DIR, 'pdflib-xref-table.pdf')));
 
@@ -60,7 +63,7 @@ async function signBT(p: RevocationPki, certify?: 1 | 2 | 3) {
 
 async function extend(level: 'B-LT' | 'B-LTA', p = pki) {
   const bt = await signBT(p);
-  const out = await extendToLongTerm({ pdf: bt.pdf, level, chain: p.chain, signatureContents: bt.contents, timestampToken: bt.token, tsaUrl: tsa.url, http, now: new Date() });
+  const out = await extendToLongTerm({ pdf: bt.pdf, level, chain: p.chain, signatureContents: bt.contents, timestampToken: bt.token, tsaUrl: tsa.url, http, now: new Date(), documentWork });
   return { ...bt, out: out.pdf };
 }
 
@@ -146,6 +149,33 @@ describe('localsign verify: embedded revocation data only, unless --online', () 
   });
 });
 
+describe('online checks of a stranger\'s document are bounded (issue 15)', () => {
+  it('with a budget, certificates are asked about one at a time and fetching stops at the cap, each refusal named', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const counting = {
+      request: async (r: Parameters<HttpClient['request']>[0]) => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        try {
+          return await http.request(r);
+        } finally {
+          inFlight -= 1;
+        }
+      },
+    };
+    const hits = { ...server.hits };
+    // The signer and the intermediate need an answer each; one fetch is allowed.
+    const budget = { left: 1 };
+    await expect(collectValidationData(pki.chain, [], { http: counting, now: new Date(), budget })).rejects.toThrow(/not fetched: this document already used its online fetches/);
+    expect(server.hits.ocsp + server.hits.crl - hits.ocsp - hits.crl).toBe(1);
+    expect(budget.left).toBe(0);
+    // Without the cap, both are had, still one at a time.
+    await collectValidationData(pki.chain, [], { http: counting, now: new Date(), budget: { left: 32 } });
+    expect(most).toBe(1);
+  });
+});
+
 describe('revocation fetching goes through the operator proxy', () => {
   it('OCSP and CRL requests are forwarded by the HTTP proxy the client is given', async () => {
     const proxy = await startConnectProxy();
@@ -153,7 +183,7 @@ describe('revocation fetching goes through the operator proxy', () => {
     try {
       const bt = await signBT(pki);
       await proxy.clearRequests();
-      await extendToLongTerm({ pdf: bt.pdf, level: 'B-LT', chain: pki.chain, signatureContents: bt.contents, timestampToken: bt.token, tsaUrl: tsa.url, http: proxied, now: new Date() });
+      await extendToLongTerm({ pdf: bt.pdf, level: 'B-LT', chain: pki.chain, signatureContents: bt.contents, timestampToken: bt.token, tsaUrl: tsa.url, http: proxied, now: new Date(), documentWork });
       // undici tunnels http targets too (CONNECT), a tunnel per connection to the revocation server.
       const seen = (await proxy.requests()).map((r) => [r.type, r.target, r.status]);
       const host = new URL(server.url).host;

@@ -14,13 +14,13 @@ const SRC = resolve(__dirname, '../../../src');
  * folders that share a layer may import each other only where PEERS says so.
  */
 const LAYERS: string[][] = [
-  ['main.ts', 'sign-worker.ts'],
+  ['main.ts', 'sign-worker.ts', 'pdf-worker.ts'],
   ['cli'],
   ['service'],
   ['api'],
   ['context.ts'],
   ['signing'],
-  ['requests'],
+  ['requests', 'workers'],
   ['platform', 'chip', 'pades', 'evm', 'pki'],
   ['net', 'diagnostics', 'install'],
   ['store', 'der'],

@@ -9,6 +9,7 @@ import { HttpClient } from '../../../src/net/http-client';
 import { DocumentStore } from '../../../src/store/document-store';
 import { PlatformResultHub } from '../../../src/signing/platform-results';
 import type { JobDeps } from '../../../src/signing/job-types';
+import { inlineDocumentWork } from '../../helpers/document-work';
 import { runSignTask } from '../../../src/signing/sign-tasks';
 import type { RequestEntry } from '../../../src/store/request-store';
 
@@ -35,6 +36,7 @@ const RUN = { signal: new AbortController().signal, resumed: false };
 const deps = (address: string): JobDeps => ({
   now: () => new Date('2026-11-22T10:00:00Z'),
   runTask: async (t) => runSignTask(t),
+  documentWork: inlineDocumentWork(),
   getChip: async () => tokenLike,
   findCredential: () => ({ credential_key: 'k', type: 'evm', name: 'w', engine: 'chip', default_design_key: null, address, chip_key_id: '03', public_key_hex: Buffer.from(PUBLIC).toString('hex') }),
   findDesign: () => undefined,

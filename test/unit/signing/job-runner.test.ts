@@ -15,6 +15,7 @@ import { HttpClient } from '../../../src/net/http-client';
 import { DocumentStore } from '../../../src/store/document-store';
 import { PlatformResultHub } from '../../../src/signing/platform-results';
 import type { JobDeps } from '../../../src/signing/job-types';
+import { inlineDocumentWork } from '../../helpers/document-work';
 import { runSignTask } from '../../../src/signing/sign-tasks';
 import { RequestStore } from '../../../src/store/request-store';
 
@@ -67,6 +68,7 @@ describe('JobRunner request timeout', () => {
   const deps = (chip: Chip): JobDeps => ({
     now: () => new Date(clock),
     runTask: async (t) => runSignTask(t),
+    documentWork: inlineDocumentWork(),
     getChip: async () => chip,
     findCredential: (k) => (k === CREDENTIAL.credential_key ? (CREDENTIAL as never) : undefined),
     findDesign: () => undefined,
@@ -205,6 +207,7 @@ describe('JobRunner and the remote platform', () => {
     const runner = new JobRunner(registry, {
       now,
       runTask: async (t) => runSignTask(t),
+      documentWork: inlineDocumentWork(),
       getChip: async () => { throw new Error('no chip for a platform credential'); },
       findCredential: (k) => (k === credential.credential_key ? (credential as never) : undefined),
       findDesign: () => undefined,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Slots } from '../../../src/signing/slots';
+import { Slots } from '../../../src/workers/slots';
 
 describe('Slots', () => {
   it('lets at most N hold at once and hands a released slot to the oldest waiter', async () => {

@@ -1,0 +1,93 @@
+/**
+ * The PDF engine's work as plain-data tasks, run in the PDF worker threads (src/pdf-worker.ts) or
+ * inline when there are none (tests from source). Every step that reads a document a caller sent
+ * runs here, never on the event loop (issue 15): the sign route's check before the 202, prepare,
+ * finish with its read-back check, the long-term updates and local validation.
+ */
+import { LocalsignError, PdfInputError } from '../errors/errors';
+import { checkPdfForSigning, finishPades, preparePades, verifyPades, type PdfInfo } from '../pades';
+import { addDss, type ValidationData, type VriEntry } from '../pades/dss';
+import { refuseCertifyingSigned } from '../pades/signature-field';
+import { finishDocTimestamp, prepareDocTimestamp, type PreparedDocTimestamp } from '../pades/doc-timestamp';
+import type { PadesPrepareInput, PreparedPades, StampSpec } from '../pades/types';
+import { validatePdf, type ValidateOptions, type ValidationReport } from '../pades/validate';
+import { loadFilesSync, saveFilesSync } from './large-bytes';
+import type { Posted } from './pool';
+
+/**
+ * A task as posted: large byte arrays arrive as files (large-bytes.ts), and `scratch` is where
+ * large answers are written; null when the task runs inline.
+ */
+export type PostedDocumentTask = DocumentTask & { scratch: string | null };
+
+export type DocumentTask =
+  | { op: 'sign-check'; pdf: Uint8Array; stamp: StampSpec | null; certify: 1 | 2 | 3 | null }
+  | { op: 'prepare'; input: PadesPrepareInput }
+  | { op: 'finish'; prepared: PreparedPades; signatureValue: Uint8Array; timestampToken: Uint8Array | null }
+  | { op: 'validate'; pdf: Uint8Array; options: ValidateOptions }
+  | { op: 'add-dss'; pdf: Uint8Array; global: ValidationData; vri: VriEntry[] }
+  | { op: 'prepare-doc-timestamp'; pdf: Uint8Array }
+  | { op: 'finish-doc-timestamp'; prepared: PreparedDocTimestamp; token: Uint8Array };
+
+/** What each task answers. */
+export interface DocumentResults {
+  'sign-check': PdfInfo & { warnings: string[] };
+  prepare: PreparedPades;
+  finish: Uint8Array;
+  validate: ValidationReport;
+  'add-dss': Uint8Array;
+  'prepare-doc-timestamp': PreparedDocTimestamp;
+  'finish-doc-timestamp': Uint8Array;
+}
+export type DocumentResult = DocumentResults[keyof DocumentResults];
+
+/**
+ * Errors of the engine as the caller should see them: an exhausted engine structure (a Map over
+ * its maximum size, an array or string too long, a stack too deep: all RangeError) is the
+ * document's fault, a 422, never a 500 (issue 15: a 318-byte xref stream answered 500).
+ */
+function asDocumentError(error: unknown, task: DocumentTask): unknown {
+  if (error instanceof LocalsignError) return error;
+  if (error instanceof RangeError) return new PdfInputError(`document too complex: ${error.message}`, { cause: error });
+  // Validation reads any document: what its reader cannot take is the document's fault.
+  if (task.op === 'validate') return new PdfInputError(`the PDF cannot be read for validation: ${(error as Error).message}`, { cause: error });
+  return error;
+}
+
+async function run(task: DocumentTask): Promise<DocumentResult> {
+  switch (task.op) {
+    case 'sign-check': {
+      const info = checkPdfForSigning(task.pdf, task.stamp);
+      if (task.certify) refuseCertifyingSigned(info.signatureCount);
+      return info;
+    }
+    case 'prepare':
+      return preparePades(task.input);
+    case 'finish': {
+      // The prepared bytes are this task's own copy: signed in place.
+      const signed = finishPades(task.prepared, task.signatureValue, { timestampToken: task.timestampToken, inPlace: true });
+      // CONTRACT "Before DONE the service verifies the signature it produced".
+      verifyPades(signed);
+      return signed;
+    }
+    case 'validate':
+      return validatePdf(task.pdf, task.options);
+    case 'add-dss':
+      return addDss(task.pdf, task.global, task.vri);
+    case 'prepare-doc-timestamp':
+      return prepareDocTimestamp(task.pdf);
+    case 'finish-doc-timestamp':
+      return finishDocTimestamp(task.prepared, task.token);
+  }
+}
+
+/** Runs one posted task: its files read first, its large answer written to `scratch`. */
+export async function runDocumentTask(posted: PostedDocumentTask): Promise<Posted<DocumentResult>> {
+  const { scratch, ...task } = posted.scratch === null ? posted : loadFilesSync(posted);
+  try {
+    const result = await run(task as DocumentTask);
+    return { task: scratch === null ? result : saveFilesSync(result, scratch) };
+  } catch (error) {
+    throw asDocumentError(error, task as DocumentTask);
+  }
+}

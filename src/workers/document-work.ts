@@ -1,0 +1,134 @@
+import { DocumentLimitError } from '../errors/errors';
+import type { PdfInfo } from '../pades';
+import type { ValidationData, VriEntry } from '../pades/dss';
+import type { PreparedDocTimestamp } from '../pades/doc-timestamp';
+import type { PadesPrepareInput, PreparedPades, StampSpec } from '../pades/types';
+import type { ValidateOptions, ValidationReport } from '../pades/validate';
+import type { DocumentResult, DocumentResults, DocumentTask, PostedDocumentTask } from './document-tasks';
+import type { ProcessEntry } from './entry';
+import { processStarter } from './handles';
+import { fromFiles, removeFiles, toFiles } from './large-bytes';
+import { WorkerPool } from './pool';
+import { Slots } from './slots';
+
+export interface DocumentLimits {
+  /** PDF worker processes. */
+  workers: number;
+  /** V8 heap of each worker process, MiB. */
+  heapMb: number;
+  /** Time one step on one document may take, ms. */
+  deadlineMs: number;
+  /** Validations running at once (each may hold a worker up to the deadline). */
+  verifications: number;
+  /** Where large documents wait for the other side (the config dir's work/ folder for the service). */
+  scratchDir: () => string;
+}
+
+/**
+ * The one way the service reads or writes a PDF (issue 15): every step runs in a PDF worker
+ * process with a heap limit and a deadline, so a hostile document ends its own worker with a 422
+ * naming the limit, never the service or another caller's request (handles.ts says why processes
+ * and not threads). Large documents cross through files (large-bytes.ts).
+ */
+export class DocumentWork {
+  private readonly pool: WorkerPool<PostedDocumentTask, DocumentResult>;
+  /**
+   * Verification is open to any document from anyone with a key: at most this many run at once,
+   * so signing always finds a worker (the pool has more workers than this, when it has two).
+   */
+  private readonly verifications: Slots;
+  private readonly inline: boolean;
+
+  constructor(entry: ProcessEntry | null, readonly limits: DocumentLimits) {
+    const seconds = Math.round(limits.deadlineMs / 100) / 10;
+    this.inline = entry === null;
+    this.pool = new WorkerPool<PostedDocumentTask, DocumentResult>({
+      name: 'PDF worker',
+      workers: limits.workers,
+      start: entry ? processStarter(entry, limits.heapMb) : null,
+      // Loaded on first use: the engine (pdf-lib, fontkit) is not part of start-up.
+      inline: async (task) => (await (await import('./document-tasks')).runDocumentTask(task)).task,
+      // One task at a time per worker: a task over a limit ends its worker, and nothing else
+      // should be waiting inside it (tasks posted behind it would be posted again, but late).
+      depth: 1,
+      limits: {
+        deadlineMs: limits.deadlineMs,
+        overLimit: (limit) =>
+          new DocumentLimitError(
+            limit === 'time'
+              ? `document too complex: processing it took longer than ${seconds} s (the per-document time limit)`
+              : `document too complex: processing it needed more than ${limits.heapMb} MiB (the per-document memory limit)`,
+          ),
+      },
+    });
+    this.verifications = new Slots(Math.max(1, limits.verifications));
+  }
+
+  /** The PDF workers the configuration asks for (`Config.documents`). */
+  static fromConfig(documents: { workers: number; timeLimitMs: number; memoryLimitMb: number }, entry: ProcessEntry | null, scratchDir: () => string): DocumentWork {
+    return new DocumentWork(entry, { workers: documents.workers, heapMb: documents.memoryLimitMb, deadlineMs: documents.timeLimitMs, verifications: documents.workers - 1, scratchDir });
+  }
+
+  private async call<K extends DocumentTask['op']>(task: Extract<DocumentTask, { op: K }>, signal?: AbortSignal): Promise<DocumentResults[K]> {
+    if (this.inline) return (await this.pool.run({ ...task, scratch: null }, { signal })) as DocumentResults[K];
+    const scratch = this.limits.scratchDir();
+    const { value, files } = await toFiles(task as DocumentTask, scratch);
+    try {
+      const answer = await this.pool.run({ ...value, scratch }, { signal });
+      return (await fromFiles(answer)) as DocumentResults[K];
+    } finally {
+      await removeFiles(files);
+    }
+  }
+
+  /** The sign route's check before the 202 (CONTRACT: a bad PDF is a 422, never an async ERROR). */
+  checkForSigning(pdf: Uint8Array, stamp: StampSpec | null, certify: 1 | 2 | 3 | null = null): Promise<PdfInfo & { warnings: string[] }> {
+    return this.call({ op: 'sign-check', pdf, stamp, certify });
+  }
+
+  prepare(input: PadesPrepareInput, signal?: AbortSignal): Promise<PreparedPades> {
+    return this.call({ op: 'prepare', input }, signal);
+  }
+
+  /** Finishes and reads the signature back (CONTRACT: verified before DONE). */
+  finish(prepared: PreparedPades, signatureValue: Uint8Array, timestampToken: Uint8Array | null, signal?: AbortSignal): Promise<Uint8Array> {
+    return this.call({ op: 'finish', prepared, signatureValue, timestampToken }, signal);
+  }
+
+  /** The DSS update of B-LT. */
+  addDss(pdf: Uint8Array, global: ValidationData, vri: VriEntry[], signal?: AbortSignal): Promise<Uint8Array> {
+    return this.call({ op: 'add-dss', pdf, global, vri }, signal);
+  }
+
+  prepareDocTimestamp(pdf: Uint8Array, signal?: AbortSignal): Promise<PreparedDocTimestamp> {
+    return this.call({ op: 'prepare-doc-timestamp', pdf }, signal);
+  }
+
+  finishDocTimestamp(prepared: PreparedDocTimestamp, token: Uint8Array, signal?: AbortSignal): Promise<Uint8Array> {
+    return this.call({ op: 'finish-doc-timestamp', prepared, token }, signal);
+  }
+
+  /** Local validation of `pdf`. */
+  validate(pdf: Uint8Array, options: ValidateOptions, signal?: AbortSignal): Promise<ValidationReport> {
+    return this.call({ op: 'validate', pdf, options }, signal);
+  }
+
+  /** Runs `fn` (one verification, its validations) within the bound on verifications at once. */
+  async verification<T>(fn: () => Promise<T>): Promise<T> {
+    const release = await this.verifications.acquire();
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+
+  /** Workers running now. */
+  get size(): number {
+    return this.pool.size;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

@@ -1,0 +1,69 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { BUNDLED } from '../config/version';
+
+/** How a worker thread is started: a file, inline code, or not at all (run inline). */
+export type WorkerEntry = { kind: 'file'; path: string } | { kind: 'code'; code: string } | null;
+
+/** How a worker process is started: the program and its arguments (handles.ts processStarter). */
+export interface ProcessEntry {
+  command: string;
+  args: string[];
+}
+
+/** The argument that makes the service bundle or the single executable a PDF worker process (src/main.ts). */
+export const PDF_WORKER_ARG = '__pdf-worker';
+
+/**
+ * The workers' own bundles, beside the service bundle:
+ * - `sign`: src/sign-worker.ts, only the signing code and its curves, so a signing thread starts
+ *   in a few milliseconds and holds a few MB (issue 10); also a SEA asset;
+ * - `pdf`: src/pdf-worker.ts, the PDF engine (pdf-lib through the vendor bundle), a process where
+ *   every document is read under a heap limit and a deadline (issue 15).
+ */
+const WORKER_BUNDLES = { sign: 'localsign-worker.cjs', pdf: 'localsign-pdf-worker.cjs' } as const;
+
+/**
+ * - Bundle (`node dist/localsign.cjs`): the worker bundle beside it; if it was not copied along,
+ *   the service bundle itself, started with the worker's role (src/main.ts).
+ * - Single executable: there is no script file (__filename is the executable), so the worker
+ *   bundle is embedded as a SEA asset (sea-config.json) and evaluated in the thread.
+ * - TypeScript source (vitest): the work runs inline on the calling thread.
+ */
+export function resolveWorkerEntry(): WorkerEntry {
+  if (!BUNDLED) return null;
+  const bundle = WORKER_BUNDLES.sign;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const sea = require('node:sea') as { isSea(): boolean; getAsset(key: string, encoding: string): string };
+    if (sea.isSea()) return { kind: 'code', code: sea.getAsset(bundle, 'utf8') };
+  } catch {
+    /* node:sea is missing before Node 20.12: not a single executable */
+  }
+  if (typeof __filename !== 'string') return null;
+  const beside = join(dirname(__filename), bundle);
+  return { kind: 'file', path: existsSync(beside) ? beside : __filename };
+}
+
+function isSea(): boolean {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (require('node:sea') as { isSea(): boolean }).isSea();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The PDF worker process (issue 15):
+ * - bundle: `node dist/localsign-pdf-worker.cjs`, or the service bundle with PDF_WORKER_ARG when
+ *   the worker bundle was not copied beside it;
+ * - single executable: the executable itself with PDF_WORKER_ARG (it has no script file);
+ * - TypeScript source (vitest): null, the work runs inline.
+ */
+export function resolvePdfProcessEntry(): ProcessEntry | null {
+  if (!BUNDLED) return null;
+  if (isSea() || typeof __filename !== 'string') return { command: process.execPath, args: [PDF_WORKER_ARG] };
+  const beside = join(dirname(__filename), WORKER_BUNDLES.pdf);
+  return existsSync(beside) ? { command: process.execPath, args: [beside] } : { command: process.execPath, args: [__filename, PDF_WORKER_ARG] };
+}

@@ -1,0 +1,127 @@
+/**
+ * The two kinds of worker a pool runs tasks in: threads (signing: keys and digests, our own data,
+ * where sharing memory is what makes 2,000 signatures/s possible) and processes (the PDF engine,
+ * which reads documents from strangers).
+ *
+ * Why PDF work is not in threads with `resourceLimits`, as issue 15 first proposed: V8 grants a
+ * thread at its heap limit only 16 MiB of leeway (node_worker.cc NearHeapLimit), and an allocation
+ * larger than that, such as an array or a Map doubling its backing store, is a fatal out-of-memory
+ * error of the whole process, not of the thread. `node test/bench/worker-oom.mjs` shows it: a
+ * thread limited to 64 MiB doing `a.push(i)` in a loop aborts the process (Node 20 and the Node 22
+ * of the single executable alike). A child process with `--max-old-space-size` dies alone.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
+import { childEnvironment } from '../config/env';
+import type { ProcessEntry, WorkerEntry } from './entry';
+
+/**
+ * A PDF worker whose resident memory is above this after a task asks to be replaced (pool.ts
+ * serveWorker): V8 keeps the heap a large document grew, and pdf-lib interns every name it has
+ * read for the life of the process. A fresh worker holds about 70 MiB.
+ */
+export const PDF_WORKER_RETIRE_ABOVE_MB = 192;
+
+/** Why a worker ended without being asked to. */
+export type WorkerGone = { limit: 'memory' } | { message: string; cause?: unknown };
+
+export interface WorkerEvents {
+  message(message: unknown): void;
+  gone(reason: WorkerGone): void;
+}
+
+/** A running worker, whichever kind. */
+export interface WorkerHandle {
+  post(message: unknown, transfer?: ArrayBuffer[]): void;
+  /** A worker with work keeps the process alive (a CLI `verify` waits for it); an idle one does not. */
+  ref(): void;
+  unref(): void;
+  terminate(): void;
+}
+
+export type StartWorker = (events: WorkerEvents) => WorkerHandle;
+
+/** A worker thread running `entry` with `role` (workers/pool.ts serveWorker on the other side). */
+export function threadStarter(entry: NonNullable<WorkerEntry>, role: string): StartWorker {
+  return (events) => {
+    const workerData = { role };
+    const worker = entry.kind === 'file' ? new Worker(entry.path, { workerData }) : new Worker(entry.code, { eval: true, workerData });
+    worker.on('message', (m) => events.message(m));
+    worker.on('error', (error: Error) => events.gone({ message: error.message.split('\n')[0]!.slice(0, 200), cause: error }));
+    worker.on('exit', (code) => events.gone({ message: `exit code ${code}` }));
+    return {
+      post: (m, transfer) => worker.postMessage(m, transfer ?? []),
+      ref: () => worker.ref(),
+      unref: () => worker.unref(),
+      terminate: () => void worker.terminate(),
+    };
+  };
+}
+
+/** What V8 prints when a heap limit ends a process (heap.cc, FatalProcessOutOfMemory). */
+const OUT_OF_MEMORY = /heap out of memory|Allocation failed|Reached heap limit/i;
+
+/**
+ * A child process running `entry`, its V8 heap limited to `heapMb` (NODE_OPTIONS, which the
+ * single executable honours as node does), talking over the IPC channel with V8 serialization
+ * (typed arrays and dates survive). It ends with its parent: its channel closes, and it exits.
+ */
+export function processStarter(entry: ProcessEntry, heapMb: number): StartWorker {
+  return (events) => {
+    const child: ChildProcess = spawn(entry.command, entry.args, {
+      env: childEnvironment({ NODE_OPTIONS: `--max-old-space-size=${heapMb}` }),
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'advanced',
+      windowsHide: true,
+    });
+    // The last words of a child that dies: V8's out-of-memory report names the limit.
+    let stderr = '';
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (d: string) => {
+      stderr = (stderr + d).slice(-4096);
+    });
+    let ended = false;
+    const end = (reason: WorkerGone) => {
+      if (ended) return;
+      ended = true;
+      events.gone(reason);
+    };
+    // Tasks wait until the child says it listens (pool.ts READY): one sent before would be lost.
+    let waiting: unknown[] | null = [];
+    child.on('message', (m: unknown) => {
+      if (waiting && typeof m === 'object' && m !== null && (m as { ready?: unknown }).ready === 'localsign-worker') {
+        for (const task of waiting) child.send(task as never);
+        waiting = null;
+        return;
+      }
+      events.message(m);
+    });
+    child.on('error', (error) => end({ message: error.message.split('\n')[0]!.slice(0, 200), cause: error }));
+    // 'close', not 'exit': stderr has been read to its end by then.
+    child.on('close', (code, signal) => {
+      if (OUT_OF_MEMORY.test(stderr)) end({ limit: 'memory' });
+      else end({ message: signal ? `signal ${signal}` : `exit code ${code}` });
+    });
+    const channel = () => child as unknown as { channel?: { ref(): void; unref(): void } };
+    return {
+      post: (m) => {
+        if (waiting) waiting.push(m);
+        else child.send(m as never);
+      },
+      ref: () => {
+        child.ref();
+        channel().channel?.ref();
+        (child.stderr as unknown as { ref(): void }).ref();
+      },
+      unref: () => {
+        child.unref();
+        channel().channel?.unref();
+        (child.stderr as unknown as { unref(): void }).unref();
+      },
+      terminate: () => {
+        ended = true;
+        child.kill('SIGKILL');
+      },
+    };
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * Large documents cross to and from the PDF worker processes through files, not the IPC channel:
+ * V8-serializing 100 MB through the channel took 430 ms each way on the reference machine, a file
+ * in the config dir's work/ folder about half of that, and the file is read where it is needed
+ * (issue 15). Small values go through the channel as they are.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { open, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** Below this, bytes go through the IPC channel. */
+export const FILE_MIN_BYTES = 4 * 1024 * 1024;
+
+/** Bytes that wait in a file for the other side (`*.tmp`: removed at the service's start if left). */
+export interface FileBytes {
+  $file: string;
+  length: number;
+}
+
+let counter = 0;
+function scratchName(dir: string): string {
+  counter += 1;
+  return join(dir, `xfer-${process.pid}-${counter}-${randomBytes(4).toString('hex')}.tmp`);
+}
+
+function isFileBytes(v: unknown): v is FileBytes {
+  return typeof v === 'object' && v !== null && typeof (v as FileBytes).$file === 'string' && typeof (v as FileBytes).length === 'number';
+}
+
+function isPlain(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && (Object.getPrototypeOf(v) === Object.prototype || Array.isArray(v));
+}
+
+/** `value` with each Uint8Array of at least FILE_MIN_BYTES replaced by what `replace` makes of it. */
+function mapLarge<T>(value: T, replace: (bytes: Uint8Array) => unknown): T {
+  if (value instanceof Uint8Array) return (value.byteLength >= FILE_MIN_BYTES ? replace(value) : value) as T;
+  if (!isPlain(value)) return value;
+  const out: Record<string, unknown> = Array.isArray(value) ? ([] as unknown as Record<string, unknown>) : {};
+  for (const [k, v] of Object.entries(value)) out[k] = mapLarge(v, replace);
+  return out as T;
+}
+
+function mapFiles<T>(value: T, read: (ref: FileBytes) => Uint8Array): T {
+  if (isFileBytes(value)) return read(value) as T;
+  if (!isPlain(value)) return value;
+  const out: Record<string, unknown> = Array.isArray(value) ? ([] as unknown as Record<string, unknown>) : {};
+  for (const [k, v] of Object.entries(value)) out[k] = mapFiles(v, read);
+  return out as T;
+}
+
+/** Service side: writes the large byte arrays of `value` to `dir`; the caller removes `files` once answered. */
+export async function toFiles<T>(value: T, dir: string): Promise<{ value: T; files: string[] }> {
+  const writes: Promise<void>[] = [];
+  const files: string[] = [];
+  const out = mapLarge(value, (bytes) => {
+    const path = scratchName(dir);
+    files.push(path);
+    writes.push(writeFile(path, bytes, { mode: 0o600 }));
+    return { $file: path, length: bytes.byteLength } satisfies FileBytes;
+  });
+  try {
+    await Promise.all(writes);
+  } catch (error) {
+    await removeFiles(files);
+    throw error;
+  }
+  return { value: out, files };
+}
+
+/** Service side: reads (and removes) the files a worker answered with. */
+export async function fromFiles<T>(value: T): Promise<T> {
+  const refs: FileBytes[] = [];
+  mapFiles(value, (ref) => (refs.push(ref), new Uint8Array(0)));
+  if (refs.length === 0) return value;
+  const loaded = new Map<string, Uint8Array>();
+  try {
+    for (const ref of refs) loaded.set(ref.$file, await readWhole(ref));
+  } finally {
+    await removeFiles(refs.map((r) => r.$file));
+  }
+  return mapFiles(value, (ref) => loaded.get(ref.$file)!);
+}
+
+/** One read into one buffer (fs.promises.readFile reads 512 KiB at a time: 287 ms for 100 MB here). */
+async function readWhole(ref: FileBytes): Promise<Uint8Array> {
+  const handle = await open(ref.$file, 'r');
+  try {
+    const out = Buffer.allocUnsafe(ref.length);
+    let done = 0;
+    while (done < ref.length) {
+      const { bytesRead } = await handle.read(out, done, ref.length - done, done);
+      if (bytesRead === 0) throw new Error(`${ref.$file} ends at byte ${done} of ${ref.length}`);
+      done += bytesRead;
+    }
+    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function removeFiles(files: string[]): Promise<void> {
+  await Promise.all(files.map((f) => unlink(f).catch(() => undefined)));
+}
+
+/** Worker side: the task with its files read (the service removes them). */
+export function loadFilesSync<T>(value: T): T {
+  return mapFiles(value, (ref) => {
+    const fd = openSync(ref.$file, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      if (size !== ref.length) throw new Error(`${ref.$file} holds ${size} bytes, ${ref.length} were sent`);
+      const out = Buffer.allocUnsafe(size);
+      let done = 0;
+      while (done < size) done += readSync(fd, out, done, size - done, done);
+      return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+    } finally {
+      closeSync(fd);
+    }
+  });
+}
+
+/** Worker side: the answer with its large byte arrays written to `dir` (the service reads and removes them). */
+export function saveFilesSync<T>(value: T, dir: string): T {
+  return mapLarge(value, (bytes) => {
+    const path = scratchName(dir);
+    writeFileSync(path, bytes, { mode: 0o600 });
+    return { $file: path, length: bytes.byteLength } satisfies FileBytes;
+  });
+}

@@ -1,0 +1,335 @@
+import type { MessagePort } from 'node:worker_threads';
+import { LocalsignError, type ErrorKind } from '../errors/errors';
+import type { StartWorker, WorkerGone, WorkerHandle } from './handles';
+
+/**
+ * Limits of a pool whose tasks read documents from strangers (issue 15): a task that runs past
+ * `deadlineMs` ends its worker, as does a worker that reaches its heap limit (the heap limit
+ * itself is the worker's own, set where it starts: handles.ts); the task fails with the error
+ * `overLimit` makes and the next task starts a fresh worker. Neither the event loop nor the other
+ * tasks notice.
+ */
+export interface PoolLimits {
+  /** Wall-clock time one task may run, from the moment its worker starts it. */
+  deadlineMs: number;
+  /** The error a task over a limit fails with. */
+  overLimit: (limit: 'time' | 'memory') => LocalsignError;
+}
+
+export interface PoolOptions<T, R> {
+  /** What the workers are, for messages ("the signing worker stopped …"). */
+  name: string;
+  workers: number;
+  /** Starts a worker; null runs every task on the calling thread (tests from TypeScript source). */
+  start: StartWorker | null;
+  /** Runs a task on the calling thread when `start` is null. */
+  inline: (task: T) => R | Promise<R>;
+  idleMs?: number;
+  /** Tasks kept posted ahead per worker (see PIPELINE_DEPTH). */
+  depth?: number;
+  limits?: PoolLimits;
+}
+
+/** A task and what to move rather than copy across the thread boundary (large buffers). */
+export interface Posted<T> {
+  task: T;
+  transfer?: ArrayBuffer[];
+}
+
+interface Job<T, R> {
+  posted: Posted<T>;
+  resolve: (v: R) => void;
+  reject: (e: unknown) => void;
+  signal?: AbortSignal;
+}
+
+interface Slot<T, R> {
+  worker: WorkerHandle;
+  /** Tasks posted to this worker and not answered yet, oldest first (a worker answers in order). */
+  inFlight: Job<T, R>[];
+  /** Ends an idle worker (see idleMs); cleared when it gets work. */
+  idle: NodeJS.Timeout | null;
+  /** Ends the worker whose oldest task has run past the deadline. */
+  deadline: NodeJS.Timeout | null;
+  /** Being ended on purpose (idle, over a limit, the pool closing): its exit is not a fault. */
+  retiring: boolean;
+}
+
+/**
+ * Tasks kept posted ahead per worker. One at a time left the worker idle for every round trip
+ * through a busy event loop (a trace under 64 clients: the worker idle more than half the time
+ * while jobs queued for 130 ms); a few ahead keep it busy without starving the other workers.
+ */
+const PIPELINE_DEPTH = 4;
+/**
+ * A desktop agent runs all day beside the user's applications (issue 10: idle footprint): a
+ * worker with nothing to do for this long ends, and the next task starts one again.
+ */
+const DEFAULT_IDLE_MS = 30_000;
+
+/**
+ * Workers (threads or processes, handles.ts) started on first use, up to `workers`, ended when
+ * idle. With `start: null` (tests from TypeScript source) tasks run inline, without limits.
+ */
+export class WorkerPool<T, R> {
+  private readonly slots: Slot<T, R>[] = [];
+  private readonly queue: Job<T, R>[] = [];
+  private closed = false;
+  private readonly idleMs: number;
+  private readonly depth: number;
+
+  constructor(private readonly options: PoolOptions<T, R>) {
+    this.idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+    this.depth = options.depth ?? PIPELINE_DEPTH;
+  }
+
+  /** Workers running now. */
+  get size(): number {
+    return this.slots.length;
+  }
+
+  private spawn(start: StartWorker): Slot<T, R> {
+    const slot = { inFlight: [], idle: null, deadline: null, retiring: false } as unknown as Slot<T, R>;
+    slot.worker = start({
+      message: (msg) => this.answered(slot, msg as WorkerAnswer<R>),
+      gone: (reason) => this.lost(slot, reason),
+    });
+    // An idle worker does not keep the process alive; one with work does (a CLI `verify` waits).
+    slot.worker.unref();
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private answered(slot: Slot<T, R>, msg: WorkerAnswer<R>): void {
+    const job = slot.inFlight.shift();
+    if (job) {
+      if (msg.ok) job.resolve(msg.value);
+      else job.reject(errorFromWorker(msg.error));
+    }
+    // A worker that says it holds too much memory after a task is replaced (serveWorker retireAboveMb).
+    if (msg.retire && slot.inFlight.length === 0) {
+      this.retire(slot);
+      this.pump();
+      return;
+    }
+    this.armDeadline(slot);
+    if (slot.inFlight.length === 0) {
+      slot.worker.unref();
+      this.armIdle(slot);
+    }
+    this.pump();
+  }
+
+  /**
+   * A worker that dies (an uncaught error, out of memory, a native crash) fails the task it was
+   * running with a clear error instead of leaving it unanswered; the tasks posted behind it go to
+   * another worker; the next task starts another.
+   */
+  private lost(slot: Slot<T, R>, reason: WorkerGone): void {
+    if (!this.slots.includes(slot) || slot.retiring) return;
+    const limits = this.options.limits;
+    const error =
+      'limit' in reason
+        ? limits
+          ? limits.overLimit('memory')
+          : new LocalsignError('internal', `the ${this.options.name} ran out of memory; try again`, { type: 'signing' })
+        : new LocalsignError('internal', `the ${this.options.name} stopped (${reason.message}); try again`, { type: 'signing', cause: reason.cause });
+    this.endSlot(slot, error);
+  }
+
+  private armIdle(slot: Slot<T, R>): void {
+    if (slot.idle) clearTimeout(slot.idle);
+    slot.idle = setTimeout(() => {
+      if (slot.inFlight.length === 0) this.retire(slot);
+    }, this.idleMs);
+    slot.idle.unref();
+  }
+
+  /** Ends an idle worker on purpose; the next task starts another. */
+  private retire(slot: Slot<T, R>): void {
+    if (!this.slots.includes(slot)) return;
+    slot.retiring = true;
+    if (slot.idle) clearTimeout(slot.idle);
+    if (slot.deadline) clearTimeout(slot.deadline);
+    this.slots.splice(this.slots.indexOf(slot), 1);
+    slot.worker.terminate();
+  }
+
+  /** The deadline of the task the worker runs now: its oldest one, started when the previous answered. */
+  private armDeadline(slot: Slot<T, R>): void {
+    const limits = this.options.limits;
+    if (slot.deadline) clearTimeout(slot.deadline);
+    slot.deadline = null;
+    const running = slot.inFlight[0];
+    if (!limits || !running) return;
+    slot.deadline = setTimeout(() => {
+      if (slot.inFlight[0] !== running) return;
+      this.endSlot(slot, limits.overLimit('time'));
+    }, limits.deadlineMs);
+    slot.deadline.unref();
+  }
+
+  /** Ends a worker now: its running task fails with `error`, the ones posted behind it are queued again. */
+  private endSlot(slot: Slot<T, R>, error: unknown): void {
+    if (!this.slots.includes(slot)) return;
+    this.slots.splice(this.slots.indexOf(slot), 1);
+    slot.retiring = true;
+    if (slot.idle) clearTimeout(slot.idle);
+    if (slot.deadline) clearTimeout(slot.deadline);
+    const [running, ...behind] = slot.inFlight.splice(0);
+    running?.reject(error);
+    this.queue.unshift(...behind);
+    slot.worker.terminate();
+    this.pump();
+  }
+
+  /**
+   * Runs a task. An aborted `signal` takes a task that has not started out of the queue (it
+   * never runs); one already running ends its worker, so its work really stops.
+   */
+  run(task: T, o: { transfer?: ArrayBuffer[]; signal?: AbortSignal } = {}): Promise<R> {
+    if (o.signal?.aborted) return Promise.reject(o.signal.reason);
+    if (!this.options.start) {
+      try {
+        return Promise.resolve(this.options.inline(task));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    if (this.closed) return Promise.reject(new LocalsignError('internal', 'the service is stopping; try again', { type: 'signing' }));
+    return new Promise<R>((resolve, reject) => {
+      const job: Job<T, R> = { posted: { task, transfer: o.transfer }, resolve, reject, signal: o.signal };
+      if (o.signal) {
+        const signal = o.signal;
+        const onAbort = () => this.cancel(job, signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        const done = () => signal.removeEventListener('abort', onAbort);
+        job.resolve = (v) => (done(), resolve(v));
+        job.reject = (e) => (done(), reject(e));
+      }
+      this.queue.push(job);
+      this.pump();
+    });
+  }
+
+  private cancel(job: Job<T, R>, reason: unknown): void {
+    const queued = this.queue.indexOf(job);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      job.reject(reason);
+      return;
+    }
+    const slot = this.slots.find((s) => s.inFlight.includes(job));
+    if (!slot) return;
+    if (slot.inFlight[0] === job) this.endSlot(slot, reason);
+    else {
+      // Posted behind another task: it will run there unless the worker ends; let it, but the
+      // caller hears now (its answer, when it comes, is dropped by the settled promise).
+      job.reject(reason);
+    }
+  }
+
+  private pump(): void {
+    const start = this.options.start;
+    if (!start || this.closed) return;
+    while (this.queue.length > 0) {
+      // Least-loaded first, so work spreads across workers before any pipeline fills; a new
+      // worker only when every running one has work and the pool is not full.
+      let slot: Slot<T, R> | undefined;
+      for (const s of this.slots) if (!s.retiring && s.inFlight.length < this.depth && (!slot || s.inFlight.length < slot.inFlight.length)) slot = s;
+      if ((!slot || slot.inFlight.length > 0) && this.slots.filter((s) => !s.retiring).length < this.options.workers) slot = this.spawn(start);
+      if (!slot) return;
+      const job = this.queue.shift()!;
+      if (job.signal?.aborted) {
+        job.reject(job.signal.reason);
+        continue;
+      }
+      if (slot.idle) clearTimeout(slot.idle);
+      slot.idle = null;
+      slot.inFlight.push(job);
+      slot.worker.ref();
+      slot.worker.post(job.posted.task, job.posted.transfer);
+      if (slot.inFlight.length === 1) this.armDeadline(slot);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const s of this.slots) {
+      s.retiring = true;
+      if (s.idle) clearTimeout(s.idle);
+      if (s.deadline) clearTimeout(s.deadline);
+      s.worker.terminate();
+    }
+    this.slots.length = 0;
+  }
+}
+
+/** An error as it crosses the thread boundary: its kind and type survive (a ChipError stays a 502). */
+interface WorkerError {
+  kind: ErrorKind;
+  type: string;
+  message: string;
+}
+
+/** `retire`: the worker asks to be replaced once idle (it holds more memory than it should keep). */
+type WorkerAnswer<R> = ({ ok: true; value: R } | { ok: false; error: WorkerError }) & { retire?: true };
+
+export function errorToWorker(error: unknown): WorkerError {
+  if (error instanceof LocalsignError) return { kind: error.kind, type: error.type, message: error.message };
+  return { kind: 'internal', type: 'signing', message: error instanceof Error ? error.message : String(error) };
+}
+
+export function errorFromWorker(e: WorkerError): LocalsignError {
+  return new LocalsignError(e.kind, e.message, { type: e.type });
+}
+
+/** A worker process's first message: it listens now (handles.ts holds tasks until then). */
+export const READY = { ready: 'localsign-worker' } as const;
+
+/** Where a worker hears its tasks and answers: a thread's parent port, or a child process's IPC channel. */
+export interface TaskChannel {
+  onTask(listener: (task: unknown) => void): void;
+  answer(message: unknown, transfer?: ArrayBuffer[]): void;
+}
+
+export function threadChannel(port: MessagePort): TaskChannel {
+  return { onTask: (listener) => void port.on('message', listener), answer: (m, transfer) => port.postMessage(m, transfer ?? []) };
+}
+
+/** A child process's IPC channel; the process ends when its parent goes (the channel closes). */
+export function processChannel(proc: NodeJS.Process): TaskChannel {
+  proc.on('disconnect', () => proc.exit(0));
+  return {
+    onTask: (listener) => {
+      proc.on('message', listener);
+      // Messages sent before this listener existed would be lost: the pool waits for this.
+      proc.send!(READY as never);
+    },
+    answer: (m) => void proc.send!(m as never),
+  };
+}
+
+/**
+ * Body of a worker: answer each task, in order, with what `run` gives. An answer may name buffers
+ * to move back rather than copy (`transfer`, threads only).
+ */
+export function serveWorker<T, R>(port: TaskChannel, run: (task: T) => Posted<R> | Promise<Posted<R>>, o: { retireAboveMb?: number } = {}): void {
+  // One at a time and in order: the pool matches answers to tasks by order.
+  let chain = Promise.resolve();
+  port.onTask((task) => {
+    chain = chain.then(async () => {
+      let answer: WorkerAnswer<R>;
+      let transfer: ArrayBuffer[] = [];
+      try {
+        const out = await run(task as T);
+        answer = { ok: true, value: out.task };
+        transfer = out.transfer ?? [];
+      } catch (error) {
+        answer = { ok: false, error: errorToWorker(error) };
+      }
+      if (o.retireAboveMb !== undefined && process.memoryUsage.rss() > o.retireAboveMb * 1024 * 1024) answer.retire = true;
+      port.answer(answer, transfer);
+    });
+  });
+}

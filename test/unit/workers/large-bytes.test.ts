@@ -1,0 +1,43 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FILE_MIN_BYTES, fromFiles, loadFilesSync, saveFilesSync, toFiles } from '../../../src/workers/large-bytes';
+
+describe('large documents through files (PDF workers, issue 15)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'localsign-xfer-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const big = (fill: number) => new Uint8Array(FILE_MIN_BYTES).fill(fill);
+  // Byte for byte, natively (a deep equality of 4 MiB element by element takes seconds).
+  const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+
+  it('a task goes out with its large arrays in private files and comes back whole; small values and dates stay inline', async () => {
+    const at = new Date('2026-11-25T10:00:00Z');
+    const task = { op: 'prepare', input: { pdf: big(7), certificateChain: [new Uint8Array([1, 2, 3])], signingTime: at, reason: null } };
+    const { value, files } = await toFiles(task, dir);
+    expect(files).toHaveLength(1);
+    expect(value.input.pdf).toEqual({ $file: files[0], length: FILE_MIN_BYTES });
+    expect(value.input.certificateChain[0]).toEqual(new Uint8Array([1, 2, 3]));
+    expect(value.input.signingTime).toBe(at);
+    expect(statSync(files[0]!).mode & 0o777).toBe(0o600);
+    // The worker reads the task and writes its answer the same way; the service reads and removes it.
+    const seen = loadFilesSync(value);
+    expect(same(seen.input.pdf, task.input.pdf)).toBe(true);
+    const answer = saveFilesSync({ pdf: big(9), digest: new Uint8Array(32) }, dir);
+    const back = await fromFiles(answer);
+    expect(same(back.pdf, big(9))).toBe(true);
+    expect(back.digest).toEqual(new Uint8Array(32));
+    expect(readdirSync(dir)).toEqual([files[0]!.slice(dir.length + 1)]); // the answer's file is gone
+  });
+
+  it('a truncated file is an error, not a short document', async () => {
+    const { value } = await toFiles({ pdf: big(1) }, dir);
+    const ref = value.pdf as unknown as { $file: string; length: number };
+    expect(() => loadFilesSync({ pdf: { ...ref, length: ref.length + 1 } })).toThrow(/holds \d+ bytes, \d+ were sent/);
+    expect(existsSync(ref.$file)).toBe(true);
+  });
+});

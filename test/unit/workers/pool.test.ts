@@ -1,0 +1,150 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ChipError, DocumentLimitError, LocalsignError } from '../../../src/errors/errors';
+import { processStarter, threadStarter } from '../../../src/workers/handles';
+import { errorFromWorker, errorToWorker, READY, WorkerPool, type PoolLimits } from '../../../src/workers/pool';
+
+/** A real worker thread: dies on one task, spins on another, echoes `{op:'echo'}`, and answers a typed error to anything else. */
+const WORKER = `
+const { parentPort, threadId } = require('node:worker_threads');
+parentPort.on('message', (task) => {
+  if (task.op === 'die') process.exit(3);
+  if (task.op === 'spin') for (;;) {}
+  if (task.op === 'echo') return parentPort.postMessage({ ok: true, value: { threadId, n: task.n } });
+  parentPort.postMessage({ ok: false, error: { kind: 'upstream', type: 'chip', message: 'the token was removed' } });
+});`;
+
+type Task = { op: string; n?: number };
+const LIMITS: PoolLimits = {
+  deadlineMs: 300,
+  overLimit: (limit) => new DocumentLimitError(`document too complex: over the ${limit} limit`),
+};
+const inline = () => {
+  throw new Error('not inline');
+};
+
+describe('WorkerPool across the thread boundary', () => {
+  let pool: WorkerPool<Task, unknown> | null = null;
+  afterEach(async () => pool?.close());
+  const make = (o: { workers?: number; idleMs?: number; limits?: PoolLimits; depth?: number } = {}) =>
+    (pool = new WorkerPool<Task, unknown>({ name: 'test worker', workers: o.workers ?? 1, start: threadStarter({ kind: 'code', code: WORKER }, 'test'), inline, idleMs: o.idleMs, limits: o.limits, depth: o.depth }));
+
+  it('keeps an error\'s kind and type (a chip fault stays a 502, not a 500)', async () => {
+    const error = await make().run({ op: 'anything' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LocalsignError);
+    expect(error).toMatchObject({ kind: 'upstream', type: 'chip', message: 'the token was removed' });
+  });
+
+  it('fails the tasks of a worker that exits, and starts another for the next task', async () => {
+    const p = make();
+    await expect(p.run({ op: 'die' })).rejects.toThrow('the test worker stopped (exit code 3); try again');
+    expect(p.size).toBe(0);
+    await expect(p.run({ op: 'again' })).rejects.toThrow('the token was removed');
+    expect(p.size).toBe(1);
+  });
+
+  it('starts workers on first use, up to the limit, and ends them when idle', async () => {
+    const p = make({ workers: 2, idleMs: 200 });
+    expect(p.size).toBe(0);
+    await Promise.allSettled([1, 2, 3, 4].map(() => p.run({ op: 'x' })));
+    expect(p.size).toBe(2);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(p.size).toBe(0);
+    await expect(p.run({ op: 'x' })).rejects.toThrow('the token was removed');
+  });
+
+  it('errorToWorker / errorFromWorker round-trip a LocalsignError; others become internal', () => {
+    expect(errorFromWorker(errorToWorker(new ChipError('PIN locked')))).toMatchObject({ kind: 'upstream', type: 'chip', message: 'PIN locked' });
+    expect(errorToWorker(new TypeError('x'))).toEqual({ kind: 'internal', type: 'signing', message: 'x' });
+  });
+});
+
+/**
+ * A real worker process, as the PDF workers are (handles.ts processStarter): says it listens,
+ * spins or allocates without end on some tasks (what a hostile document makes an engine do; the
+ * allocation is an array growing, which a thread's heap limit cannot stop without ending the
+ * whole process), echoes its pid, and dies on one.
+ */
+const PROCESS_WORKER = `
+process.on('disconnect', () => process.exit(0));
+process.on('message', (task) => {
+  if (task.op === 'die') process.exit(3);
+  if (task.op === 'spin') for (;;) {}
+  if (task.op === 'hog') { const a = []; for (let i = 0; ; i++) a.push(i); }
+  if (task.op === 'echo') return process.send({ ok: true, value: { pid: process.pid, n: task.n } });
+  if (task.op === 'fat') return process.send({ ok: true, value: { pid: process.pid }, retire: true });
+  process.send({ ok: false, error: { kind: 'invalid', type: 'pdf_input', message: 'not a PDF' } });
+});
+process.send(${JSON.stringify(READY)});`;
+
+describe('WorkerPool over worker processes, with limits', () => {
+  let pool: WorkerPool<Task, unknown> | null = null;
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'localsign-pool-'));
+    writeFileSync(join(dir, 'worker.cjs'), PROCESS_WORKER);
+  });
+  afterEach(async () => pool?.close());
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const make = (o: { limits?: PoolLimits; depth?: number } = {}) =>
+    (pool = new WorkerPool<Task, unknown>({ name: 'test worker', workers: 1, start: processStarter({ command: process.execPath, args: [join(dir, 'worker.cjs')] }, 64), inline, limits: o.limits ?? LIMITS, depth: o.depth }));
+
+  it('ends a task over its deadline with the limit error, and the next task runs in a new worker', async () => {
+    const p = make({ limits: LIMITS });
+    const first = (await p.run({ op: 'echo', n: 1 })) as { pid: number };
+    const t0 = performance.now();
+    const error = await p.run({ op: 'spin' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DocumentLimitError);
+    expect((error as Error).message).toBe('document too complex: over the time limit');
+    expect(performance.now() - t0).toBeLessThan(5_000);
+    const next = (await p.run({ op: 'echo', n: 2 })) as { pid: number; n: number };
+    expect(next.n).toBe(2);
+    expect(next.pid).not.toBe(first.pid);
+  });
+
+  it('ends a worker at its heap limit (an array growing: one allocation past the limit) with the limit error; the pool goes on', async () => {
+    const p = make({ limits: { ...LIMITS, deadlineMs: 60_000 } });
+    const error = await p.run({ op: 'hog' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DocumentLimitError);
+    expect((error as Error).message).toBe('document too complex: over the memory limit');
+    await expect(p.run({ op: 'echo', n: 3 })).resolves.toMatchObject({ n: 3 });
+  });
+
+  it('a task queued behind one over its limit still runs, in the next worker', async () => {
+    const p = make({ limits: LIMITS, depth: 2 });
+    const [spin, echo] = await Promise.allSettled([p.run({ op: 'spin' }), p.run({ op: 'echo', n: 4 })]);
+    expect(spin.status).toBe('rejected');
+    expect(echo).toMatchObject({ status: 'fulfilled', value: { n: 4 } });
+  });
+
+  it('an aborted task that has not started never runs; an aborted running one ends its worker', async () => {
+    const p = make({ limits: { ...LIMITS, deadlineMs: 60_000 } });
+    const abort = new AbortController();
+    const spinning = p.run({ op: 'spin' }, { signal: abort.signal });
+    const queued = new AbortController();
+    const waiting = p.run({ op: 'die' }, { signal: queued.signal });
+    queued.abort(new Error('timed out while queued'));
+    await expect(waiting).rejects.toThrow('timed out while queued');
+    abort.abort(new Error('timed out while running'));
+    await expect(spinning).rejects.toThrow('timed out while running');
+    // The queued 'die' never reached a worker (it would have answered "stopped (exit code 3)").
+    await expect(p.run({ op: 'echo', n: 5 })).resolves.toMatchObject({ n: 5 });
+    await expect(p.run({ op: 'x' }, { signal: AbortSignal.abort(new Error('already over')) })).rejects.toThrow('already over');
+  });
+
+  it('a worker that asks to retire after its answer (it kept too much memory) is replaced', async () => {
+    const p = make();
+    const fat = (await p.run({ op: 'fat' })) as { pid: number };
+    const next = (await p.run({ op: 'echo', n: 6 })) as { pid: number };
+    expect(next.pid).not.toBe(fat.pid);
+    expect(p.size).toBe(1);
+  });
+
+  it('a process that exits fails its task with the exit code, and the next task starts another', async () => {
+    const p = make();
+    await expect(p.run({ op: 'die' })).rejects.toThrow('the test worker stopped (exit code 3); try again');
+    await expect(p.run({ op: 'other' })).rejects.toThrow('not a PDF');
+  });
+});
