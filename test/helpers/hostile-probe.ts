@@ -1,0 +1,146 @@
+/**
+ * Measures one hostile request against a running service as a user would see it (issue 15 "Done
+ * when"): from outside the service process, `/health` asked every 100 ms throughout (each answer
+ * timed), the request's answer timed (a 202 is followed to its final state), and the peak resident
+ * memory of the service with its PDF worker processes while it ran: the service's own VmHWM
+ * (reset first: `clear_refs` 5), and the sum over the service and its children sampled every
+ * 20 ms (a worker killed at its limit takes its own VmHWM with it).
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ServiceProcess } from './service-process';
+
+export interface ProbeResult {
+  /** HTTP status of the request itself. */
+  status: number;
+  body: Record<string, unknown>;
+  /** The final result, when the request was a sign request answered 202. */
+  final: Record<string, unknown> | null;
+  /** From sending the request to its answer (to the final state, for a 202). */
+  answeredMs: number;
+  /** The slowest /health answer while the request ran, and how many got none within 5 s. */
+  healthMaxMs: number;
+  healthMissed: number;
+  healthCount: number;
+  /** Resident memory of the service and its workers before, and the peak while the request ran, MiB. */
+  rssBeforeMb: number;
+  peakMb: number;
+  /** The service process is still running and answers /health afterwards. */
+  alive: boolean;
+}
+
+function statusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no ${field} in /proc/${pid}/status`);
+  return Number(m[1]) / 1024;
+}
+
+/** Resident memory of `pid` and every process below it, MiB (0 for one that ended meanwhile). */
+function treeRssMb(pid: number): number {
+  const parents = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // Field 4 of /proc/PID/stat, after the parenthesised command (which may hold spaces).
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      /* ended */
+    }
+  }
+  let total = 0;
+  const visit = (p: number) => {
+    try {
+      total += statusMb(p, 'VmRSS');
+    } catch {
+      /* ended */
+    }
+    for (const [child, parent] of parents) if (parent === p) visit(child);
+  };
+  visit(pid);
+  return total;
+}
+
+async function timedHealth(url: string): Promise<number | null> {
+  const t0 = performance.now();
+  try {
+    const res = await fetch(`${url}/health`, { headers: { connection: 'close' }, signal: AbortSignal.timeout(5_000) });
+    await res.arrayBuffer();
+    return res.ok ? performance.now() - t0 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs `send` (the hostile request) while /health is polled. A 202 answer is followed through
+ * `GET /v1/results/{id}` (`call` carries the application key) until it leaves PENDING.
+ */
+export async function probe(
+  service: ServiceProcess,
+  call: (path: string, init?: RequestInit) => Promise<Response>,
+  send: () => Promise<Response>,
+  o: { timeoutMs?: number } = {},
+): Promise<ProbeResult> {
+  const pid = service.child.pid!;
+  // Linux ≥ 4.0: writing 5 resets the peak resident set size (VmHWM) to the current one.
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  const rssBeforeMb = treeRssMb(pid);
+  const latencies: (number | null)[] = [];
+  let polling = true;
+  let treePeak = rssBeforeMb;
+  const sampler = setInterval(() => {
+    treePeak = Math.max(treePeak, treeRssMb(pid));
+  }, 20);
+  const poller = (async () => {
+    while (polling) {
+      const started = performance.now();
+      latencies.push(await timedHealth(service.url));
+      await new Promise((r) => setTimeout(r, Math.max(0, 100 - (performance.now() - started))));
+    }
+  })();
+  const t0 = performance.now();
+  let status = 0;
+  let body: Record<string, unknown> = {};
+  let final: Record<string, unknown> | null = null;
+  try {
+    const res = await send();
+    status = res.status;
+    body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+    if (status === 202 && typeof body.request_id === 'string') {
+      const deadline = Date.now() + (o.timeoutMs ?? 60_000);
+      for (;;) {
+        const r = (await (await call(`/v1/results/${body.request_id}?wait=5`)).json()) as Record<string, unknown>;
+        if (r.status !== 'PENDING' || Date.now() > deadline) {
+          final = r;
+          break;
+        }
+      }
+    }
+  } finally {
+    polling = false;
+    clearInterval(sampler);
+    await poller;
+  }
+  const answeredMs = performance.now() - t0;
+  const alive = service.child.exitCode === null && service.child.signalCode === null && (await timedHealth(service.url)) !== null;
+  const peakMb = alive ? Math.max(treePeak, statusMb(pid, 'VmHWM')) : Number.NaN;
+  const answered = latencies.filter((l): l is number => l !== null);
+  return {
+    status,
+    body,
+    final,
+    answeredMs,
+    healthMaxMs: answered.length > 0 ? Math.max(...answered) : Number.POSITIVE_INFINITY,
+    healthMissed: latencies.length - answered.length,
+    healthCount: latencies.length,
+    rssBeforeMb,
+    peakMb,
+    alive,
+  };
+}
+
+/** One line for a failing assertion: what the user would have seen. */
+export function describeProbe(r: ProbeResult): string {
+  const error = typeof r.body.error === 'string' ? r.body.error : typeof r.final?.error === 'string' ? r.final.error : '';
+  return `status ${r.status}${r.final ? ` → ${String(r.final.status)}` : ''} in ${Math.round(r.answeredMs)} ms; /health max ${Math.round(r.healthMaxMs)} ms over ${r.healthCount} (${r.healthMissed} missed); RSS ${Math.round(r.rssBeforeMb)} → peak ${Math.round(r.peakMb)} MiB; ${r.alive ? 'alive' : 'DEAD'}; ${error.slice(0, 200)}`;
+}
