@@ -122,7 +122,7 @@ export class AppContext {
     if (!p) return null;
     if (p.platform === 'embedded') return new EmbeddedPlatform(this.embedded, (s) => this.chips.get(s));
     // engine "chip" credentials of a remote tenant live on this machine's chip, when one is set up.
-    const chip = existsSync(this.paths.embedded) ? () => this.chips.get(this.embedded.get().chip) : null;
+    const chip = existsSync(this.paths.embedded) ? { open: () => this.chips.get(this.embedded.get().chip), settings: this.embedded.get().chip } : null;
     return new RemoteCatalog(this.remotePlatform(p), chip);
   }
 

@@ -27,7 +27,9 @@ export type FieldKind =
   /** A PAdES baseline level, ETSI EN 319 142-1 §4 (CONTRACT extension `level`). */
   | 'pades_level'
   /** A DocMDP permission 1, 2 or 3, ISO 32000-1 Table 254 (CONTRACT extension `certify`). */
-  | 'docmdp';
+  | 'docmdp'
+  /** A chip PIN for one signature (CONTRACT extension `chip_pin`): parsed to UTF-8 bytes, never echoed in a message. */
+  | 'pin';
 
 export interface FieldSpec {
   kind: FieldKind;
@@ -45,6 +47,8 @@ type ValueOf<F extends FieldSpec> = F['kind'] extends 'hash32'
     ? PadesLevel | null
   : F['kind'] extends 'docmdp'
     ? 1 | 2 | 3 | null
+  : F['kind'] extends 'pin'
+    ? Uint8Array | null
   : F['kind'] extends 'chain_id'
     ? number | null
     : F['kind'] extends 'text_map'
@@ -55,6 +59,12 @@ type ValueOf<F extends FieldSpec> = F['kind'] extends 'hash32'
           ? string
           : string | null;
 export type Parsed<B extends BodySpec> = { -readonly [K in keyof B]: ValueOf<B[K]> };
+
+/** The longest chip PIN taken (CONTRACT: chip_pin ≤ 64 characters; PKCS#11 tokens take far less). */
+export const CHIP_PIN_MAX_CHARS = 64;
+
+const CHIP_PIN_DESCRIPTION =
+  'The signatory\'s PIN for this one signature, for a credential whose chip keeps none (pin_per_request in GET /v1/credentials): used for its logins, held in memory only, never stored, logged or echoed; a request still PENDING at a restart ends ERROR. JSON body only.';
 
 /** POST /v1/pades/sign (spec §4, CONTRACT bounds). Order matters: it is the order of the checks. */
 export const PADES_SIGN_BODY = {
@@ -67,6 +77,7 @@ export const PADES_SIGN_BODY = {
   signer_name: { kind: 'display_text', required: false, description: '/Name of the signature; also fills the design variable of that name' },
   level: { kind: 'pades_level', required: false, description: 'PAdES baseline level; absent or null: the service default (serve --pades-level: B-T with a timestamp authority, else B-B). B-T and above need a timestamp authority' },
   certify: { kind: 'docmdp', required: false, description: 'Make it a certification signature with DocMDP /P: 1 no changes, 2 form filling and signing, 3 also annotations; refused on a document already signed' },
+  chip_pin: { kind: 'pin', required: false, description: CHIP_PIN_DESCRIPTION },
 } as const satisfies BodySpec;
 
 /** POST /v1/pades/verify (CONTRACT extension): the document only, under the same tolerance rules. */
@@ -79,6 +90,7 @@ export const BLOCKCHAIN_SIGN_BODY = {
   tx_hash: { kind: 'hash32', required: true, description: 'keccak256 of the transaction: 64 hex digits, with or without 0x, any case' },
   credential_key: { kind: 'text', required: true, nonEmpty: true, description: 'An evm credential (GET /v1/credentials)' },
   chain_id: { kind: 'chain_id', required: false, description: 'EIP-155 chain id: v = chain_id * 2 + 35 + y_parity; absent or null: v = 27 + y_parity' },
+  chip_pin: { kind: 'pin', required: false, description: CHIP_PIN_DESCRIPTION },
 } as const satisfies BodySpec;
 
 function parseField(body: Record<string, unknown>, name: string, field: FieldSpec): unknown {
@@ -116,6 +128,15 @@ function parseField(body: Record<string, unknown>, name: string, field: FieldSpe
         throw new InvalidInputError(`${name} must be 1 (no changes), 2 (form filling and signing) or 3 (also annotations), got ${typeof v === 'string' ? `"${v.slice(0, 20)}"` : typeName(v) === 'number' ? String(v) : typeName(v)}`);
       }
       return v;
+    }
+    case 'pin': {
+      const v = body[name];
+      if (v === undefined || v === null) return null;
+      // The message names the bound and never the value (CONTRACT: a PIN is never echoed).
+      if (typeof v !== 'string' || v.length === 0 || [...v].length > CHIP_PIN_MAX_CHARS) {
+        throw new InvalidInputError(`${name} must be a string of 1 to ${CHIP_PIN_MAX_CHARS} characters`);
+      }
+      return new Uint8Array(Buffer.from(v, 'utf8'));
     }
   }
 }
@@ -160,6 +181,8 @@ function fieldSchema(field: FieldSpec): JsonSchema {
       return { enum: [...PADES_LEVELS, null], description };
     case 'docmdp':
       return { enum: [1, 2, 3, null], description };
+    case 'pin':
+      return { type: ['string', 'null'], minLength: 1, maxLength: CHIP_PIN_MAX_CHARS, writeOnly: true, format: 'password', description };
   }
 }
 

@@ -5,7 +5,10 @@
 export type ChipKeyAlgorithm = 'rsa' | 'p256' | 'secp256k1';
 
 export interface ChipKey {
-  /** Lowercase hex of CKA_ID (the soft chip uses the same form). Stable across sessions. */
+  /**
+   * Lowercase hex of CKA_ID (the soft chip uses the same form); `pk-…` from the public key for a
+   * key the token gave no CKA_ID (key-inventory.ts). Stable across sessions.
+   */
   id: string;
   label: string;
   algorithm: ChipKeyAlgorithm;
@@ -15,10 +18,29 @@ export interface ChipKey {
   certificate: Uint8Array | null;
   /** Further certificates on the chip that chain the signer to its root, issuer first, root last. */
   chain: Uint8Array[];
+  /**
+   * CKA_ALWAYS_AUTHENTICATE (PKCS#11 v2.40 §4.9): the token wants the PIN again for every
+   * signature with this key (signature cards, QSCDs, PIV's signature slot). Absent when the
+   * private key could not be read (a chip not logged in until it signs).
+   */
+  pinPerSignature?: boolean;
+}
+
+/** What one signature may carry besides the digest. */
+export interface SignOptions {
+  /**
+   * The PIN a sign request brought (`chip_pin`), as UTF-8 bytes: used for this signature's
+   * logins only, then zeroed by the chip. For a chip set up with `--chip-pin-per-request`.
+   */
+  pin?: Uint8Array;
+  /** The request ended (its timeout): a signature not begun is not made; a PIN pad waiting is cancelled. */
+  signal?: AbortSignal;
 }
 
 export interface Chip {
   readonly kind: 'soft' | 'pkcs11';
+  /** PKCS#11: whether the token answered the last call made to it (false while it is pulled out). */
+  readonly present?: boolean;
   listKeys(): Promise<ChipKey[]>;
   /**
    * Signs a 32-byte digest with the key `keyId`.
@@ -28,7 +50,7 @@ export interface Chip {
    *   callers normalise (EVM low-s) or DER-wrap (CMS) themselves.
    * Throws ChipError with a message naming the problem (token removed, PIN locked, …).
    */
-  signDigest(keyId: string, digest: Uint8Array): Promise<Uint8Array>;
+  signDigest(keyId: string, digest: Uint8Array, options?: SignOptions): Promise<Uint8Array>;
   /**
    * Optional, secp256k1 only: sign, bring s to low-s and find the recovery id against
    * `publicKey` (throwing SigningError when none recovers to it) in one step. The software chip
@@ -50,7 +72,28 @@ export type SoftSignTask =
 
 export type SoftSignTaskResult = Uint8Array | { r: bigint; s: bigint; yParity: 0 | 1 };
 
-/** Where the chip is and how to unlock it (config dir settings). Never the PIN itself. */
+/**
+ * How a PKCS#11 chip is unlocked, at most one of: a PIN in an environment variable (`pin_env`)
+ * or a file (`pin_file`), read when a login needs it; the reader's PIN pad (`pin_pad`: the
+ * person types it there, C_Login gets a NULL PIN); or no stored PIN at all (`pin_per_request`:
+ * each sign request brings `chip_pin`). Never the PIN itself.
+ */
+export interface ChipPinSource {
+  pin_env: string | null;
+  pin_file: string | null;
+  pin_pad?: boolean;
+  pin_per_request?: boolean;
+}
+
+/** One more token on the same module (`--chip-token` given again), with its own PIN source. */
+export type ChipTokenSettings = { token_label: string } & ChipPinSource;
+
+/**
+ * Where the chip is and how to unlock it (config dir settings). Never the PIN itself. Several
+ * tokens (issue 16): `more_tokens` lists the tokens after the first, each with its own session
+ * and PIN source; `all_tokens` takes every token present when the chip opens, with the first
+ * one's PIN source. With either, key ids carry the token label (`label/01`).
+ */
 export type ChipSettings =
   | { kind: 'soft' }
-  | { kind: 'pkcs11'; module: string; token_label: string | null; pin_env: string | null; pin_file: string | null };
+  | ({ kind: 'pkcs11'; module: string; token_label: string | null; more_tokens?: ChipTokenSettings[]; all_tokens?: boolean } & ChipPinSource);

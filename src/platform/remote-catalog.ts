@@ -1,4 +1,5 @@
-import type { Chip } from '../chip/types';
+import type { Chip, ChipSettings } from '../chip/types';
+import { chipPinFlags } from './embedded-catalog';
 import { addressFromPublicKey } from '../evm';
 import type { CachedCredential, SkippedEntry } from '../store/catalog-types';
 import type { CatalogSource, FetchedCatalog } from './catalog-sync';
@@ -14,13 +15,14 @@ import type { RemotePlatform } from './remote';
 export class RemoteCatalog implements CatalogSource {
   constructor(
     private readonly platform: RemotePlatform,
-    private readonly chip: (() => Promise<Chip>) | null,
+    /** This machine's chip and its settings, when one is set up. */
+    private readonly chip: { open: () => Promise<Chip>; settings: ChipSettings } | null,
   ) {}
 
   async fetchCatalog(): Promise<FetchedCatalog> {
     const { credentials, designs } = await this.platform.fetchCatalog();
     const wantsChip = credentials.some((c) => c.engine === 'chip');
-    const keys = wantsChip && this.chip ? await (await this.chip()).listKeys() : null;
+    const keys = wantsChip && this.chip ? await (await this.chip.open()).listKeys() : null;
     const bound: CachedCredential[] = [];
     const skipped: SkippedEntry[] = [];
     for (const c of credentials) {
@@ -42,7 +44,8 @@ export class RemoteCatalog implements CatalogSource {
         skipped.push({ credential_key: c.credential_key, name: c.name, reason: problem });
         continue;
       }
-      bound.push(c.type === 'evm' ? { ...c, public_key_hex: Buffer.from(key!.publicKey).toString('hex') } : c);
+      const flags = chipPinFlags(key!, this.chip!.settings);
+      bound.push(c.type === 'evm' ? { ...c, public_key_hex: Buffer.from(key!.publicKey).toString('hex'), ...flags } : { ...c, ...flags });
     }
     return { credentials: bound, designs, skipped };
   }

@@ -45,6 +45,8 @@ export interface PadesSignInput {
   /** null: the service's default level (serve --pades-level). */
   level: PadesLevel | null;
   certify: 1 | 2 | 3 | null;
+  /** `chip_pin` as UTF-8 bytes (JSON body only), or null. */
+  chipPin: Uint8Array | null;
 }
 
 export interface EvmSignInput {
@@ -52,6 +54,37 @@ export interface EvmSignInput {
   digest: Uint8Array;
   credentialKey: string;
   chainId: number | null;
+  /** `chip_pin` as UTF-8 bytes, or null. */
+  chipPin: Uint8Array | null;
+}
+
+/**
+ * CONTRACT `chip_pin`: only for a chip credential whose chip keeps no PIN, and then required
+ * (issue 16). Messages never carry the PIN.
+ */
+function checkChipPin(credential: CachedCredential, pin: Uint8Array | null): void {
+  if (pin === null) {
+    if (credential.pin_per_request) throw new InvalidInputError(`credential_key ${credential.credential_key} is on a chip that keeps no PIN: send the signatory's chip_pin`);
+    return;
+  }
+  if (credential.engine !== 'chip') throw new InvalidInputError(`chip_pin is only for chip credentials; ${credential.credential_key} is signed by the platform`);
+  if (!credential.pin_per_request) throw new InvalidInputError(`the chip of credential_key ${credential.credential_key} has its PIN configured (or a PIN pad): chip_pin is not taken`);
+}
+
+/**
+ * Zeroes a request's PIN when the request is refused before its job started; once `handOver` was
+ * called the job owns the PIN (and zeroes it when its signature is over, whatever the answer).
+ */
+async function wipingOnFailure<T>(pin: Uint8Array | null, work: (handOver: () => void) => Promise<T>): Promise<T> {
+  let handed = false;
+  try {
+    return await work(() => {
+      handed = true;
+    });
+  } catch (error) {
+    if (!handed) pin?.fill(0);
+    throw error;
+  }
 }
 
 /** Request fields that also fill design variables of the same name (CONTRACT Result semantics). */
@@ -117,10 +150,15 @@ async function durably(deps: AcceptDeps, entry: RequestEntry, parts: Promise<unk
   return entry;
 }
 
-export async function acceptPades(deps: AcceptDeps, input: PadesSignInput, caller: WrapperRecord): Promise<RequestEntry> {
+export function acceptPades(deps: AcceptDeps, input: PadesSignInput, caller: WrapperRecord): Promise<RequestEntry> {
+  return wipingOnFailure(input.chipPin, (handOver) => acceptPadesRequest(deps, input, caller, handOver));
+}
+
+async function acceptPadesRequest(deps: AcceptDeps, input: PadesSignInput, caller: WrapperRecord, handOver: () => void): Promise<RequestEntry> {
   assertCredentialAllowed(caller, input.credentialKey);
   const cache = deps.cache();
   const credential = findCredential(cache, input.credentialKey, 'pades');
+  checkChipPin(credential, input.chipPin);
   const design = resolveDesign(cache, credential, input);
   const { pdf, repairs } = 'bytes' in input.pdf ? (requirePdfHeader(input.pdf.bytes, 'the request body'), { pdf: input.pdf.bytes, repairs: [] }) : decodePdfBase64(input.pdf.base64);
   await deps.documentWork.checkForSigning(pdf, design ? design.stamp : null, input.certify);
@@ -152,22 +190,28 @@ export async function acceptPades(deps: AcceptDeps, input: PadesSignInput, calle
       // runs (a request accepted with a TSA and resumed without one is still signed, at B-B).
       level: input.level,
       certify: input.certify,
+      ...(input.chipPin ? { pin_from_request: true as const } : {}),
     },
   });
-  deps.jobs.start(entry, Promise.all([durable, written]).then(() => undefined), { credential, design });
+  handOver();
+  deps.jobs.start(entry, Promise.all([durable, written]).then(() => undefined), { credential, design, ...(input.chipPin ? { chipPin: input.chipPin } : {}) });
   return durably(deps, entry, [durable, written]);
 }
 
-export async function acceptEvm(deps: AcceptDeps, input: EvmSignInput, caller: WrapperRecord): Promise<RequestEntry> {
-  assertCredentialAllowed(caller, input.credentialKey);
-  const credential = findCredential(deps.cache(), input.credentialKey, 'evm');
-  const { entry, durable } = deps.registry.begin({
-    kind: 'blockchain',
-    credentialKey: credential.credential_key,
-    wrapperKey: caller.key,
-    params: { engine: credential.engine, tx_hash: Buffer.from(input.digest).toString('hex'), chain_id: input.chainId },
+export function acceptEvm(deps: AcceptDeps, input: EvmSignInput, caller: WrapperRecord): Promise<RequestEntry> {
+  return wipingOnFailure(input.chipPin, async (handOver) => {
+    assertCredentialAllowed(caller, input.credentialKey);
+    const credential = findCredential(deps.cache(), input.credentialKey, 'evm');
+    checkChipPin(credential, input.chipPin);
+    const { entry, durable } = deps.registry.begin({
+      kind: 'blockchain',
+      credentialKey: credential.credential_key,
+      wrapperKey: caller.key,
+      params: { engine: credential.engine, tx_hash: Buffer.from(input.digest).toString('hex'), chain_id: input.chainId, ...(input.chipPin ? { pin_from_request: true as const } : {}) },
+    });
+    // Signing overlaps the fsync of the PENDING record; the 202 waits for it (nothing lost).
+    handOver();
+    deps.jobs.start(entry, durable, { credential, design: null, ...(input.chipPin ? { chipPin: input.chipPin } : {}) });
+    return durably(deps, entry, [durable]);
   });
-  // Signing overlaps the fsync of the PENDING record; the 202 waits for it (nothing lost).
-  deps.jobs.start(entry, durable, { credential, design: null });
-  return durably(deps, entry, [durable]);
 }

@@ -4,7 +4,7 @@ import { isPinRejection, pinRejectedError, type PinRejection } from '../chip/pin
 import type { Pkcs11ChipOptions } from '../chip/pkcs11';
 import { createSoftChip } from '../chip/soft-chip';
 import type { Chip } from '../chip/types';
-import type { ChipSettings, SoftSignTaskResult } from '../chip/types';
+import type { ChipPinSource, ChipSettings, SoftSignTaskResult } from '../chip/types';
 import type { SignTask, SignTaskResult } from './sign-tasks';
 
 type Pkcs11Settings = Extract<ChipSettings, { kind: 'pkcs11' }>;
@@ -58,8 +58,16 @@ export class ChipProvider {
       this.settingsKey = key;
       const mark = this.operatorMark(settings);
       const opening: Promise<Chip> = this.open(settings).then(
-        (chip) => this.watch(chip, { key, mark, settings }, () => this.chip === opening),
+        (chip) => {
+          this.lastOpenFailedAbsent = false;
+          const watched = this.watch(chip, { key, mark, settings }, () => this.chip === opening);
+          if (this.chip === opening) this.opened = watched;
+          return watched;
+        },
         (error: unknown) => {
+          // pkcs11/token-discovery.ts TokenNotPresentError, named rather than imported: the
+          // bridge stays unloaded until a PKCS#11 chip is used.
+          this.lastOpenFailedAbsent = error instanceof ChipError && error.name === 'TokenNotPresentError';
           throw this.refused(error, { key, mark, settings }, this.chip === opening);
         },
       );
@@ -67,10 +75,28 @@ export class ChipProvider {
       opening.catch(() => {
         if (this.chip === opening) this.chip = null; // open again on the next request
       });
+      this.opened = null;
       void previous?.then((c) => c.close()).catch(() => undefined);
     }
     return this.chip;
   }
+
+  /**
+   * The chip as /health reports it: null before a PKCS#11 chip was opened (or for the software
+   * chip), `pin_rejected` while a refused PIN is latched, `absent` while the token did not answer
+   * its last call (pulled out: the next request reopens it once it is back), else `present`.
+   */
+  status(): 'present' | 'absent' | 'pin_rejected' | null {
+    if (this.rejection) return 'pin_rejected';
+    const chip = this.opened;
+    if (!chip || chip.kind !== 'pkcs11') return this.lastOpenFailedAbsent ? 'absent' : null;
+    return chip.present === false ? 'absent' : 'present';
+  }
+
+  /** The last open failed because the token was not there (a request during its absence). */
+  private lastOpenFailedAbsent = false;
+  /** The chip the current open gave, once it has (status() never waits for an open). */
+  private opened: Chip | null = null;
 
   /** An explicit sync: a refused PIN is tried once more (the operator says it is fixed). */
   forgetPinRejection(): void {
@@ -79,14 +105,30 @@ export class ChipProvider {
 
   private async open(settings: ChipSettings): Promise<Chip> {
     if (settings.kind === 'soft') return createSoftChip(this.deps.softChipPath, (task) => this.deps.runTask(task) as Promise<SoftSignTaskResult>);
-    const options: Pkcs11ChipOptions = {
-      modulePath: settings.module,
-      tokenLabel: settings.token_label ?? undefined,
-      pin: () => readPin(settings, this.deps.readVar),
+    const bridge = await import('../chip/pkcs11');
+    const openOne = (tokenLabel: string | null, source: ChipPinSource): Promise<Chip> => {
+      const options: Pkcs11ChipOptions = {
+        modulePath: settings.module,
+        tokenLabel: tokenLabel ?? undefined,
+        // A PIN pad or a PIN per request log in when a signature needs it; a stored PIN is read at each login.
+        pin: source.pin_pad ? 'pad' : source.pin_per_request ? 'per-request' : () => readPin(source, this.deps.readVar),
+      };
+      return this.deps.openPkcs11 ? this.deps.openPkcs11(options) : bridge.createPkcs11Chip(options);
     };
-    if (this.deps.openPkcs11) return this.deps.openPkcs11(options);
-    const { createPkcs11Chip } = await import('../chip/pkcs11');
-    return createPkcs11Chip(options);
+    if (!settings.all_tokens && !settings.more_tokens?.length) return openOne(settings.token_label, settings);
+    // Several tokens (issue 16): one chip each, its own session and PIN source.
+    const tokens: { label: string; source: ChipPinSource }[] = settings.all_tokens
+      ? (await bridge.presentTokenLabels(settings.module)).map((label) => ({ label, source: settings }))
+      : [{ label: settings.token_label ?? '', source: settings }, ...(settings.more_tokens ?? []).map((t) => ({ label: t.token_label, source: t }))];
+    if (tokens.length === 0) throw new ChipError(`no token present in ${settings.module}`);
+    const opened: { label: string; chip: Chip }[] = [];
+    try {
+      for (const t of tokens) opened.push({ label: t.label, chip: await openOne(t.label, t.source) });
+    } catch (error) {
+      await Promise.all(opened.map((o) => o.chip.close().catch(() => undefined)));
+      throw error;
+    }
+    return new bridge.MultiTokenChip(opened);
   }
 
   /**
@@ -123,8 +165,11 @@ export class ChipProvider {
     const recoverable = chip.signRecoverable?.bind(chip);
     return {
       kind: chip.kind,
+      get present() {
+        return chip.present;
+      },
       listKeys: () => guard(() => chip.listKeys()),
-      signDigest: (keyId, digest) => guard(() => chip.signDigest(keyId, digest)),
+      signDigest: (keyId, digest, options) => guard(() => chip.signDigest(keyId, digest, options)),
       ...(recoverable ? { signRecoverable: (keyId: string, digest: Uint8Array, publicKey: Uint8Array) => guard(() => recoverable(keyId, digest, publicKey)) } : {}),
       close: () => chip.close(),
     };
@@ -149,12 +194,13 @@ export class ChipProvider {
   async close(): Promise<void> {
     const chip = this.chip;
     this.chip = null;
+    this.opened = null;
     if (chip) await chip.then((c) => c.close()).catch(() => undefined);
   }
 }
 
 /** The PIN is read when needed from the place the operator chose, and never stored elsewhere. */
-function readPin(settings: Pkcs11Settings, readVar: (name: string) => string | undefined): string {
+function readPin(settings: ChipPinSource, readVar: (name: string) => string | undefined): string {
   if (settings.pin_env) {
     const pin = readVar(settings.pin_env);
     if (pin === undefined || pin === '') throw new ChipError(`the chip PIN variable ${settings.pin_env} is not set in the service's environment`);

@@ -1,3 +1,4 @@
+import { chipPinOf } from './chip-pin';
 import { SigningError } from '../errors/errors';
 import { addressFromPublicKey, formatEvmSignature, normaliseLowS } from '../evm';
 import type { Job } from './job-types';
@@ -40,12 +41,13 @@ export const runEvmJob: Job<'blockchain'> = async (entry, deps, run) => {
     if (addressOf(credential.public_key_hex, publicKey) !== credential.address) {
       throw new SigningError(`credential ${entry.credential_key}: its public key does not match its address ${credential.address}; run sync`);
     }
+    const pin = chipPinOf(entry, run);
     const chip = await deps.getChip();
     run.signal.throwIfAborted(); // the request ended while the chip opened: sign nothing
-    if (chip.signRecoverable) {
+    if (chip.signRecoverable && !pin) {
       ({ r, s, yParity } = await chip.signRecoverable(credential.chip_key_id, digest, publicKey));
     } else {
-      ({ r, s } = normaliseLowS(await chip.signDigest(credential.chip_key_id, digest)));
+      ({ r, s } = normaliseLowS(await chip.signDigest(credential.chip_key_id, digest, { pin, signal: run.signal })));
       yParity = (await deps.runTask({ op: 'evm-recover', publicKey, digest, r, s })) as 0 | 1;
     }
   }

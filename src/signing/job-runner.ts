@@ -129,6 +129,8 @@ export class JobRunner {
       settle = () => this.registry.fail(entry.request_id, error, this.digestOf(entry));
     } finally {
       clearTimeout(timer);
+      // The request's own chip PIN is over with its run, whatever happened (issue 16).
+      accepted?.chipPin?.fill(0);
     }
     try {
       await created;

@@ -54,6 +54,8 @@ export interface JobRun {
 export interface AcceptedCatalog {
   credential: CachedCredential;
   design: CachedDesign | null;
+  /** The request's own chip PIN (`chip_pin`), in memory only: zeroed once its signature is over. */
+  chipPin?: Uint8Array;
 }
 
 export interface JobOutcome {

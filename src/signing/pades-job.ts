@@ -10,6 +10,7 @@ import { extendToLongTerm, type PadesLevel } from './long-term';
 import { signatureContentsAt } from '../pades/dss';
 import type { Job, JobDeps, JobRun } from './job-types';
 import { signPadesOnPlatform } from './platform-signer';
+import { chipPinOf } from './chip-pin';
 
 /** The signing date as it appears on stamps: unambiguous and locale-free. */
 export function formatStampDate(d: Date): string {
@@ -127,10 +128,11 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
     });
   } else {
     if (!credential.chip_key_id) throw new SigningError(`credential ${entry.credential_key} has no key on this machine's chip; run sync`);
+    const pin = chipPinOf(entry, run);
     prepared = await prepare(entry, deps, run, certificateChain);
     const chip = await deps.getChip();
     run.signal.throwIfAborted(); // the request ended meanwhile: sign nothing
-    const raw = await chip.signDigest(credential.chip_key_id, prepared.digest);
+    const raw = await chip.signDigest(credential.chip_key_id, prepared.digest, { pin, signal: run.signal });
     signatureValue = algorithmOfCertificate(certificateChain[0]!) === 'p256' ? ecdsaRawToDer(raw) : raw;
   }
   const timestampToken = level !== 'B-B' ? await fetchTimestampToken(deps.http, deps.tsaUrl!, signatureValue, { signal: run.signal }) : null;

@@ -14,6 +14,13 @@ export interface CachedCredential {
   /** EVM on a chip: 65-byte uncompressed public point, hex (used by the recovery check). */
   public_key_hex?: string;
   /**
+   * Engine "chip": the key is CKA_ALWAYS_AUTHENTICATE, the token wants the PIN for every signature
+   * (read once at sync; absent when the key could not be read without a login).
+   */
+  pin_per_signature?: boolean;
+  /** Engine "chip": the chip keeps no PIN (`init --chip-pin-per-request`), so a sign request brings `chip_pin`. */
+  pin_per_request?: boolean;
+  /**
    * PAdES: the signer certificate as GET /v1/credentials shows it, read once at sync
    * (platform/catalog-screen.ts) rather than at every list. Absent in a cache written before it.
    */

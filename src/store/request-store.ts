@@ -6,8 +6,17 @@ export type RequestKind = 'pades' | 'blockchain';
 /** Who signs: the machine's chip, or the remote platform (PLATFORM.md), fixed at accept time. */
 export type SigningEngine = 'chip' | 'platform';
 
+/**
+ * The request brought its own chip PIN (`chip_pin`, issue 16). Only this mark is journaled: the
+ * PIN is held in memory for the one signature, so a request resumed after a restart has none and
+ * ends ERROR instead of signing without it.
+ */
+export interface ChipPinMark {
+  pin_from_request?: true;
+}
+
 /** What a PAdES request needs to run or resume (never the PDF: the document store keeps it). */
-export interface PadesParams {
+export interface PadesParams extends ChipPinMark {
   engine: SigningEngine;
   design_key: string | null;
   variables: Record<string, string>;
@@ -21,7 +30,7 @@ export interface PadesParams {
 }
 
 /** What a blockchain request needs to run or resume. */
-export interface EvmParams {
+export interface EvmParams extends ChipPinMark {
   engine: SigningEngine;
   /** 64 lowercase hex digits, no 0x. */
   tx_hash: string;

@@ -19,3 +19,33 @@ export function spyCalls(logFile: string, name: string): number {
   if (!existsSync(logFile)) return 0;
   return readFileSync(logFile, 'latin1').split('\n').filter((line) => new RegExp(`^\\d+: ${name}$`, 'u').test(line.trimEnd())).length;
 }
+
+/** One logged call: its name, the userType of a C_Login, and what it returned. */
+export interface SpyCall {
+  name: string;
+  userType: string | null;
+  rv: string | null;
+}
+
+/**
+ * The calls of a spy log in order (each block starts `N: C_Name`, its arguments follow as
+ * `[in] name = value`, then `Returned:  N CKR_…`), for the order of C_SignInit, C_Login and C_Sign.
+ */
+export function spySequence(logFile: string): SpyCall[] {
+  if (!existsSync(logFile)) return [];
+  const calls: SpyCall[] = [];
+  for (const line of readFileSync(logFile, 'latin1').split('\n')) {
+    const head = /^\d+: (C_\w+)\s*$/u.exec(line);
+    if (head) {
+      calls.push({ name: head[1]!, userType: null, rv: null });
+      continue;
+    }
+    const current = calls.at(-1);
+    if (!current) continue;
+    const user = /^\[in\] userType = (\S+)/u.exec(line);
+    if (user) current.userType = user[1]!;
+    const returned = /^Returned:\s+\d+\s+(CKR_\w+)/u.exec(line);
+    if (returned) current.rv = returned[1]!;
+  }
+  return calls;
+}

@@ -146,6 +146,10 @@ export interface Credential {
   certificate_chain?: string[];
   /** evm: EIP-55 address */
   address?: string;
+  /** chip: the key wants the PIN for every signature (PKCS#11 CKA_ALWAYS_AUTHENTICATE); absent when the key could not be read without a login */
+  pin_per_signature?: boolean;
+  /** chip: the chip keeps no PIN; each sign request with this credential brings chip_pin */
+  pin_per_request?: true;
 }
 
 export interface CredentialList {
@@ -226,6 +230,8 @@ export interface Health {
   api_version: number;
   cache: CacheSummary;
   platform?: "remote" | "embedded" | null;
+  /** the PKCS#11 chip: present, absent (its token did not answer: pulled out; the next request opens it again once it is back), pin_rejected (the token refused the configured PIN: no login until the operator acts); not given before the chip was used, nor for the software chip */
+  chip?: "present" | "absent" | "pin_rejected";
 }
 
 export interface ReceiveAnswer {
@@ -258,6 +264,8 @@ export interface SignPdfRequest {
   level?: "B-B" | "B-T" | "B-LT" | "B-LTA" | null;
   /** Make it a certification signature with DocMDP /P: 1 no changes, 2 form filling and signing, 3 also annotations; refused on a document already signed */
   certify?: 1 | 2 | 3 | null;
+  /** The signatory's PIN for this one signature, for a credential whose chip keeps none (pin_per_request in GET /v1/credentials): used for its logins, held in memory only, never stored, logged or echoed; a request still PENDING at a restart ends ERROR. JSON body only. */
+  chip_pin?: string | null;
 }
 
 export interface VerifyPdfRequest {
@@ -272,4 +280,6 @@ export interface SignHashRequest {
   credential_key: string;
   /** EIP-155 chain id: v = chain_id * 2 + 35 + y_parity; absent or null: v = 27 + y_parity */
   chain_id?: number | null;
+  /** The signatory's PIN for this one signature, for a credential whose chip keeps none (pin_per_request in GET /v1/credentials): used for its logins, held in memory only, never stored, logged or echoed; a request still PENDING at a restart ends ERROR. JSON body only. */
+  chip_pin?: string | null;
 }

@@ -10,7 +10,7 @@ export function postBlockchainSign(ctx: AppContext) {
   return async (c: Context<ApiEnv>) => {
     const body = await readJsonObject(c, ctx.config.maxBodyBytes);
     const b = parseBody(body, BLOCKCHAIN_SIGN_BODY);
-    const entry = await acceptEvm(ctx.accepting(), { digest: b.tx_hash, credentialKey: b.credential_key, chainId: b.chain_id }, c.get('wrapper'));
+    const entry = await acceptEvm(ctx.accepting(), { digest: b.tx_hash, credentialKey: b.credential_key, chainId: b.chain_id, chipPin: b.chip_pin }, c.get('wrapper'));
     return c.json({ request_id: entry.request_id, status: entry.status }, 202);
   };
 }

@@ -29,6 +29,10 @@ export function presentCredential(c: CachedCredential): Record<string, unknown> 
     name: c.name,
     engine: c.engine,
     default_design_key: c.type === 'evm' ? null : c.default_design_key,
+    // CONTRACT: chip credentials may add pin_per_signature (the key is CKA_ALWAYS_AUTHENTICATE),
+    // and pin_per_request (a sign request brings chip_pin), issue 16.
+    ...(c.engine === 'chip' && c.pin_per_signature !== undefined ? { pin_per_signature: c.pin_per_signature } : {}),
+    ...(c.engine === 'chip' && c.pin_per_request ? { pin_per_request: true } : {}),
   };
   if (c.type === 'evm') return { ...base, address: c.address };
   const certificate = signerOf(c);

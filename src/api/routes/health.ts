@@ -11,6 +11,7 @@ export function cacheSummary(ctx: AppContext): { credentials: number; designs: n
 export function getHealth(ctx: AppContext) {
   return (c: Context) => {
     const pairing = ctx.currentPairing();
+    const chip = ctx.chips.status();
     return c.json({
       ok: true,
       service: SERVICE_NAME,
@@ -21,6 +22,9 @@ export function getHealth(ctx: AppContext) {
       api_version: API_VERSION,
       cache: cacheSummary(ctx),
       platform: pairing ? pairing.platform : null,
+      // Issue 16: a PKCS#11 chip's state (a signature card pulled out shows here, once a call to
+      // the token found it gone); absent for the software chip and before the chip was used.
+      ...(chip === null ? {} : { chip }),
     });
   };
 }

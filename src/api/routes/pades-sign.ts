@@ -10,7 +10,8 @@ import { assertKnownFields, assertNotReserved } from '../validate';
 /** The raw transport's query parameters: the JSON fields but the document, variables as `var.NAME`. */
 const QUERY_FIELDS = ['credential_key', 'design_key', 'reason', 'location', 'signer_name', 'level', 'certify'] as const;
 const VAR_PREFIX = 'var.';
-const { pdf_base64: _document, ...RAW_FIELDS } = PADES_SIGN_BODY;
+// chip_pin is taken in a JSON body only: a query string is logged by proxies and kept in histories.
+const { pdf_base64: _document, chip_pin: _pin, ...RAW_FIELDS } = PADES_SIGN_BODY;
 
 /**
  * The raw transport (CONTRACT extension): the PDF as the body, the other fields as query
@@ -21,6 +22,7 @@ function queryFields(c: Context<ApiEnv>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   const variables: Record<string, string> = {};
   for (const [name, values] of Object.entries(c.req.queries())) {
+    if (name === 'chip_pin') throw new InvalidInputError('chip_pin is taken in a JSON body only, never in the query string (proxies log it, shells keep it); send the request as JSON');
     if (values.length > 1) throw new InvalidInputError(`${name.slice(0, 64)} must be given once`);
     // Before the assignments below: `__proto__` would set the object's prototype and vanish (a 202).
     const variable = name.startsWith(VAR_PREFIX) ? name.slice(VAR_PREFIX.length) : null;
@@ -35,7 +37,7 @@ function queryFields(c: Context<ApiEnv>): Record<string, unknown> {
 }
 
 /** The parsed fields, camel-cased for the accept service. */
-function fieldsOf(b: Parsed<typeof RAW_FIELDS>): Omit<PadesSignInput, 'pdf'> {
+function fieldsOf(b: Parsed<typeof RAW_FIELDS>): Omit<PadesSignInput, 'pdf' | 'chipPin'> {
   return { credentialKey: b.credential_key, designKey: b.design_key, variables: b.variables, reason: b.reason, location: b.location, signerName: b.signer_name, level: b.level, certify: b.certify };
 }
 
@@ -47,10 +49,10 @@ export function postPadesSign(ctx: AppContext) {
     // Every bound is checked before the PDF is decoded or anything is looked up (CONTRACT bounds).
     if (type === 'application/pdf') {
       const b = parseBody(queryFields(c), RAW_FIELDS);
-      input = { ...fieldsOf(b), pdf: { bytes: await readBodyBytes(c, ctx.config.maxBodyBytes) } };
+      input = { ...fieldsOf(b), chipPin: null, pdf: { bytes: await readBodyBytes(c, ctx.config.maxBodyBytes) } };
     } else {
       const b = parseBody(await readJsonObject(c, ctx.config.maxBodyBytes, 'pdf_base64'), PADES_SIGN_BODY);
-      input = { ...fieldsOf(b), pdf: { base64: b.pdf_base64 } };
+      input = { ...fieldsOf(b), chipPin: b.chip_pin, pdf: { base64: b.pdf_base64 } };
     }
     const entry = await acceptPades(ctx.accepting(), input, c.get('wrapper'));
     return c.json({ request_id: entry.request_id, status: entry.status }, 202);

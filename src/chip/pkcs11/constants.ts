@@ -15,6 +15,8 @@ export const CKA_CERTIFICATE_TYPE = 0x80;
 export const CKA_KEY_TYPE = 0x100;
 export const CKA_ID = 0x102;
 export const CKA_SIGN = 0x108;
+/** The token wants C_Login(CKU_CONTEXT_SPECIFIC) after every C_SignInit with this key (v2.40 §4.9). */
+export const CKA_ALWAYS_AUTHENTICATE = 0x202;
 export const CKA_MODULUS = 0x120;
 export const CKA_PUBLIC_EXPONENT = 0x122;
 export const CKA_EC_PARAMS = 0x180;
@@ -36,6 +38,10 @@ export const CKM_ECDSA = 0x1041;
 export const CKF_SERIAL_SESSION = 0x4; // must always be set (v2.40 §5.6 C_OpenSession)
 export const CKF_OS_LOCKING_OK = 0x2; // CK_C_INITIALIZE_ARGS.flags: koffi's async calls run on worker threads
 export const CKU_USER = 1;
+/** v2.40 §5.6 C_Login: the PIN for the one operation just initialised (always-authenticate keys). */
+export const CKU_CONTEXT_SPECIFIC = 2;
+/** CK_TOKEN_INFO.flags: the reader takes the PIN itself (a PIN pad); C_Login gets a NULL PIN (v2.40 §5.6). */
+export const CKF_PROTECTED_AUTHENTICATION_PATH = 0x100n;
 
 /** CK_TOKEN_INFO.label: 32 bytes, blank padded, not NUL-terminated (v2.40 §3.2). */
 export const TOKEN_LABEL_LENGTH = 32;

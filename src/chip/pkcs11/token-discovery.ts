@@ -4,7 +4,7 @@
  */
 import { ChipError } from '../../errors/errors';
 import type { Pkcs11Api } from './bindings';
-import { TOKEN_LABEL_LENGTH } from './constants';
+import { CKF_PROTECTED_AUTHENTICATION_PATH, TOKEN_LABEL_LENGTH } from './constants';
 import { CKR_BUFFER_TOO_SMALL, check } from './return-codes';
 
 // Generous for CK_TOKEN_INFO (208 bytes on Linux x64) so no ABI detail can overrun it.
@@ -18,6 +18,8 @@ export class TokenNotPresentError extends ChipError {}
 export interface TokenRef {
   slot: bigint;
   label: string;
+  /** CKF_PROTECTED_AUTHENTICATION_PATH: a PIN pad on the reader (the person types the PIN there). */
+  pinPad: boolean;
 }
 
 async function listSlots(api: Pkcs11Api): Promise<bigint[]> {
@@ -41,8 +43,8 @@ async function listSlots(api: Pkcs11Api): Promise<bigint[]> {
   }
 }
 
-/** The token's label, or null when the slot holds no usable (initialised) token. */
-async function readTokenLabel(api: Pkcs11Api, slot: bigint): Promise<string | null> {
+/** The token's label and PIN-pad flag, or null when the slot holds no usable (initialised) token. */
+async function readToken(api: Pkcs11Api, slot: bigint): Promise<{ label: string; pinPad: boolean } | null> {
   const arena = api.arena();
   try {
     const info = arena.alloc(TOKEN_INFO_SIZE);
@@ -51,12 +53,34 @@ async function readTokenLabel(api: Pkcs11Api, slot: bigint): Promise<string | nu
     // CK_TOKEN_INFO: label[32], manufacturerID[32], model[16], serialNumber[16], then flags
     // (v2.40 §3.2); the char arrays need no padding, so flags sits at offset 96 on every ABI.
     // A slot with an uninitialised token (SoftHSM2 always shows one free slot) holds no keys.
-    if ((arena.readUlong(info, TOKEN_FLAGS_OFFSET) & CKF_TOKEN_INITIALIZED) === 0n) return null;
+    const flags = arena.readUlong(info, TOKEN_FLAGS_OFFSET);
+    if ((flags & CKF_TOKEN_INITIALIZED) === 0n) return null;
     // The label is 32 UTF-8 bytes, blank padded, not NUL-terminated.
     const raw = Buffer.from(arena.read(info, TOKEN_LABEL_LENGTH));
-    return raw.toString('utf8').replace(/[\s\0]+$/u, '');
+    return { label: raw.toString('utf8').replace(/[\s\0]+$/u, ''), pinPad: (flags & CKF_PROTECTED_AUTHENTICATION_PATH) !== 0n };
   } finally {
     arena.free();
+  }
+}
+
+/** Every initialised token present now, in slot order. */
+export async function listTokens(api: Pkcs11Api): Promise<TokenRef[]> {
+  const tokens: TokenRef[] = [];
+  for (const slot of await listSlots(api)) {
+    const token = await readToken(api, slot);
+    if (token !== null) tokens.push({ slot, ...token });
+  }
+  return tokens;
+}
+
+/** The labels of the tokens present on the module at `modulePath` now (`--chip-all-tokens`). */
+export async function presentTokenLabels(modulePath: string): Promise<string[]> {
+  const { acquirePkcs11Module } = await import('./module-registry');
+  const module = await acquirePkcs11Module(modulePath);
+  try {
+    return (await listTokens(module.api)).map((t) => t.label);
+  } finally {
+    await module.release();
   }
 }
 
@@ -65,11 +89,7 @@ async function readTokenLabel(api: Pkcs11Api, slot: bigint): Promise<string | nu
  * exactly one token must be present.
  */
 export async function findToken(api: Pkcs11Api, tokenLabel: string | undefined): Promise<TokenRef> {
-  const tokens: TokenRef[] = [];
-  for (const slot of await listSlots(api)) {
-    const label = await readTokenLabel(api, slot);
-    if (label !== null) tokens.push({ slot, label });
-  }
+  const tokens = await listTokens(api);
   const labels = tokens.length === 0 ? 'none' : tokens.map((t) => `'${t.label}'`).join(', ');
   if (tokenLabel !== undefined) {
     // Labels are blank padded on the token; a configured label with trailing blanks still matches.

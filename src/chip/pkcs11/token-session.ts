@@ -1,15 +1,24 @@
 /**
- * One logged-in session on one token, found by its label (token-discovery.ts). Calls on a session must not
- * interleave (v2.40 §5.6: one active operation per session), which the chip's queue guarantees.
+ * One session on one token, found by its label (token-discovery.ts). Calls on a session must not
+ * interleave (v2.40 §5.6: one active operation per session), which the chip's queue guarantees;
+ * only `abort` may come from outside it (a request that ended while the person at a PIN pad has
+ * not typed).
  */
 import type { Pkcs11Api } from './bindings';
-import { CKF_SERIAL_SESSION, CKU_USER } from './constants';
+import { CKF_SERIAL_SESSION, CKU_CONTEXT_SPECIFIC, CKU_USER } from './constants';
 import type { Pkcs11Module } from './module-registry';
 import type { NativeArena } from './native-memory';
 import { findToken } from './token-discovery';
 import { CKR_BUFFER_TOO_SMALL, CKR_USER_ALREADY_LOGGED_IN, check } from './return-codes';
 
 export type TemplateValue = { type: number } & ({ ulong: number } | { bool: boolean } | { bytes: Uint8Array });
+
+/**
+ * What a login presents: a PIN (UTF-8 bytes, made for this one login and zeroed after it), or
+ * `'pad'`: a NULL PIN, so the reader's PIN pad asks the person (CKF_PROTECTED_AUTHENTICATION_PATH,
+ * v2.40 §5.6 C_Login).
+ */
+export type LoginSecret = (() => Uint8Array) | 'pad';
 
 // C_GetAttributeValue reports these per attribute and still fills the others (v2.40 §5.7).
 const CKR_ATTRIBUTE_SENSITIVE = 0x11;
@@ -18,17 +27,25 @@ const FIND_BATCH = 64;
 
 export class TokenSession {
   readonly label: string;
+  /** The reader has a PIN pad (CKF_PROTECTED_AUTHENTICATION_PATH). */
+  readonly pinPad: boolean;
   readonly #api: Pkcs11Api;
   readonly #handle: bigint;
+  #closed = false;
+  #spoiled = false;
 
-  private constructor(api: Pkcs11Api, label: string, handle: bigint) {
+  private constructor(api: Pkcs11Api, label: string, pinPad: boolean, handle: bigint) {
     this.#api = api;
     this.label = label;
+    this.pinPad = pinPad;
     this.#handle = handle;
   }
 
-  /** Finds the token, opens a serial read-only session and logs the user in. */
-  static async open(module: Pkcs11Module, tokenLabel: string | undefined, pin: () => string): Promise<TokenSession> {
+  /**
+   * Finds the token and opens a serial read-only session; logs the user in with `user` unless it
+   * is null (a chip whose PIN comes with each request logs in per signature).
+   */
+  static async open(module: Pkcs11Module, tokenLabel: string | undefined, user: LoginSecret | null): Promise<TokenSession> {
     const api = module.api;
     const token = await findToken(api, tokenLabel);
     const arena = api.arena();
@@ -40,31 +57,45 @@ export class TokenSession {
     } finally {
       arena.free();
     }
-    const session = new TokenSession(api, token.label, handle);
+    const session = new TokenSession(api, token.label, token.pinPad, handle);
+    if (user === null) return session;
     try {
-      await session.#login(pin);
+      await session.login(user);
     } catch (error) {
-      await api.call('C_CloseSession', handle).catch(() => undefined);
+      await session.close();
       throw error;
     }
     return session;
   }
 
-  async #login(pin: () => string): Promise<void> {
+  /**
+   * C_Login as the user (`CKU_USER`) or for the operation just initialised
+   * (`CKU_CONTEXT_SPECIFIC`). The PIN lives only in a native block wiped by arena.free() and in
+   * the bytes `secret` made, zeroed here; it is never put in a message (Pkcs11CallError names
+   * the code, not the arguments).
+   */
+  async login(secret: LoginSecret, userType: typeof CKU_USER | typeof CKU_CONTEXT_SPECIFIC = CKU_USER): Promise<void> {
     const arena = this.#api.arena();
     try {
-      // The PIN lives only in this native block, wiped by arena.free(); it is never put in a
-      // message (Pkcs11CallError names the code, not the arguments).
-      const bytes = Buffer.from(pin(), 'utf8');
-      const pinPointer = arena.bytes(bytes);
-      const length = bytes.length;
-      bytes.fill(0);
-      const rv = await this.#api.call('C_Login', this.#handle, CKU_USER, pinPointer, length);
+      let pointer: bigint | null = null;
+      let length = 0;
+      if (secret !== 'pad') {
+        const bytes = secret();
+        pointer = arena.bytes(bytes);
+        length = bytes.length;
+        bytes.fill(0);
+      }
+      const rv = await this.#api.call('C_Login', this.#handle, userType, pointer, length);
       // Login state is per application and token (v2.40 §5.6): a reconnect may find it kept.
-      check('C_Login', rv, this.label, [CKR_USER_ALREADY_LOGGED_IN]);
+      check(userType === CKU_USER ? 'C_Login' : 'C_Login(CKU_CONTEXT_SPECIFIC)', rv, this.label, userType === CKU_USER ? [CKR_USER_ALREADY_LOGGED_IN] : []);
     } finally {
       arena.free();
     }
+  }
+
+  /** Ends the user's login (a PIN given per request is not left standing). */
+  async logout(): Promise<void> {
+    await this.#api.call('C_Logout', this.#handle).catch(() => undefined);
   }
 
   async findObjects(template: TemplateValue[]): Promise<bigint[]> {
@@ -122,14 +153,22 @@ export class TokenSession {
     }
   }
 
-  /** C_SignInit + C_Sign with a parameterless mechanism; one C_Sign call, grown once if too small. */
-  async sign(key: bigint, mechanism: number, data: Uint8Array): Promise<Uint8Array> {
+  /**
+   * C_SignInit + C_Sign with a parameterless mechanism; one C_Sign call, grown once if too small.
+   * With `context` (an always-authenticate key), C_Login(CKU_CONTEXT_SPECIFIC) comes right after
+   * C_SignInit (v2.40 §4.9, §5.6): the token wants the PIN for this one signature.
+   */
+  async sign(key: bigint, mechanism: number, data: Uint8Array, context?: LoginSecret): Promise<Uint8Array> {
     const api = this.#api;
     const arena = api.arena();
     try {
       const mech = arena.alloc(api.koffi.sizeof(api.types.mechanism));
       arena.encode(mech, 0, api.types.mechanism, { mechanism, pParameter: null, ulParameterLen: 0 });
       check('C_SignInit', await api.call('C_SignInit', this.#handle, mech, key), this.label);
+      // From here an error leaves the operation active (v2.40 has no way to cancel it but closing
+      // the session): the chip drops this session rather than meet CKR_OPERATION_ACTIVE next.
+      this.#spoiled = true;
+      if (context) await this.login(context, CKU_CONTEXT_SPECIFIC);
       const input = arena.bytes(data);
       let capacity = 1024; // an 8192-bit RSA signature
       for (;;) {
@@ -143,6 +182,7 @@ export class TokenSession {
           continue;
         }
         check('C_Sign', rv, this.label);
+        this.#spoiled = false;
         return arena.read(out, produced);
       }
     } finally {
@@ -152,8 +192,27 @@ export class TokenSession {
 
   /** Logs out and closes; errors are ignored since the session may already be gone. */
   async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
     await this.#api.call('C_Logout', this.#handle).catch(() => undefined);
     await this.#api.call('C_CloseSession', this.#handle).catch(() => undefined);
+  }
+
+  /**
+   * Closes the session now, from outside the chip's queue: a C_Login waiting on a PIN pad for a
+   * request that has ended returns (the module cancels it, CKR_FUNCTION_CANCELED or a closed
+   * session), so the token is free for the next request. Modules initialised with
+   * CKF_OS_LOCKING_OK take calls from several threads.
+   */
+  async abort(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#api.call('C_CloseSession', this.#handle).catch(() => undefined);
+  }
+
+  /** Closed, or left with a signing operation active by a failure: not to be used again. */
+  get closed(): boolean {
+    return this.#closed || this.#spoiled;
   }
 
   #encodeTemplate(arena: NativeArena, template: TemplateValue[]): bigint {

@@ -4,10 +4,46 @@ import type { AppContext } from '../../context';
 import { LocalsignError } from '../../errors/errors';
 import { configureEmbeddedChip } from '../../platform/embedded-setup';
 import { pairRemote, readPlatformCa } from '../../platform/pairing';
-import type { ChipSettings } from '../../chip/types';
+import type { ChipPinSource, ChipSettings } from '../../chip/types';
 import { commonArgs, openContext } from '../settings';
-import { printData, UsageError } from '../output';
+import { printData, repeatedFlag, UsageError } from '../output';
 import { describeSkippedLines } from './sync';
+
+/**
+ * The PKCS#11 chip settings of `--chip-module`: one PIN source (a variable, a file, the reader's PIN
+ * pad, or each request); `--chip-token` repeated for several cards, each with the variable or file
+ * given once for all or once per token in the same order; or `--chip-all-tokens` (issue 16).
+ */
+function chipSettings(module: string, args: Record<string, unknown>, rawArgs: string[]): ChipSettings {
+  const labels = repeatedFlag(rawArgs, 'chip-token');
+  const envs = repeatedFlag(rawArgs, 'chip-pin-env');
+  const files = repeatedFlag(rawArgs, 'chip-pin-file');
+  const pinPad = args['chip-pin-pad'] === true;
+  const perRequest = args['chip-pin-per-request'] === true;
+  const kinds = [envs.length > 0, files.length > 0, pinPad, perRequest].filter(Boolean).length;
+  if (kinds !== 1) {
+    throw new UsageError("--chip-module needs exactly one PIN source: --chip-pin-env VAR, --chip-pin-file FILE, --chip-pin-pad (the reader's PIN pad) or --chip-pin-per-request (each request brings chip_pin)");
+  }
+  if (args['chip-all-tokens'] === true && labels.length > 0) throw new UsageError('--chip-all-tokens takes every token: give no --chip-token with it');
+  const perToken = envs.length > 1 || files.length > 1;
+  if (perToken && envs.length + files.length !== labels.length) {
+    throw new UsageError(`--chip-pin-env/--chip-pin-file given ${envs.length + files.length} times for ${labels.length} --chip-token: give one for all, or one per token in the same order`);
+  }
+  const sourceAt = (i: number): ChipPinSource => ({
+    pin_env: envs[perToken ? i : 0] ?? null,
+    pin_file: files[perToken ? i : 0] ?? null,
+    ...(pinPad ? { pin_pad: true } : {}),
+    ...(perRequest ? { pin_per_request: true } : {}),
+  });
+  return {
+    kind: 'pkcs11',
+    module,
+    token_label: labels[0] ?? null,
+    ...sourceAt(0),
+    ...(labels.length > 1 ? { more_tokens: labels.slice(1).map((token_label, i) => ({ token_label, ...sourceAt(i + 1) })) } : {}),
+    ...(args['chip-all-tokens'] === true ? { all_tokens: true } : {}),
+  };
+}
 
 export const initCommand = defineCommand({
   meta: { name: 'init', description: 'Pair this machine with a platform (--embedded: the local chip and designs in the config dir)' },
@@ -19,9 +55,12 @@ export const initCommand = defineCommand({
     'callback-url': { type: 'string', description: "This service's /receive URL as the platform reaches it (without it the service polls)" },
     'platform-ca': { type: 'string', description: 'PEM file of extra CA certificates to trust for the platform (e.g. a TLS-inspecting proxy)' },
     'chip-module': { type: 'string', description: 'PKCS#11 module (.so/.dll/.dylib) of the signing chip' },
-    'chip-token': { type: 'string', description: 'Token label on that module' },
-    'chip-pin-env': { type: 'string', description: 'Name of the environment variable holding the chip PIN' },
-    'chip-pin-file': { type: 'string', description: 'File holding the chip PIN' },
+    'chip-token': { type: 'string', description: 'Token label on that module (repeatable: several cards, each its own session and PIN)' },
+    'chip-all-tokens': { type: 'boolean', description: 'Every token present on the module, each with the PIN source given' },
+    'chip-pin-env': { type: 'string', description: 'Name of the environment variable holding the chip PIN (once, or once per --chip-token in order)' },
+    'chip-pin-file': { type: 'string', description: 'File holding the chip PIN (once, or once per --chip-token in order)' },
+    'chip-pin-pad': { type: 'boolean', description: 'The reader has a PIN pad: the person types the PIN there for each login (no stored PIN)' },
+    'chip-pin-per-request': { type: 'boolean', description: 'The chip keeps no PIN: each sign request brings the signatory\'s chip_pin (personal eID cards)' },
   },
   async run({ args, rawArgs }) {
     const remote = args.platform !== undefined || args.code !== undefined;
@@ -30,15 +69,10 @@ export const initCommand = defineCommand({
     if (remote && (!args.platform || !args.code)) throw new UsageError('--platform URL and --code CODE go together');
     if (!remote && (args['callback-url'] || args['platform-ca'])) throw new UsageError('--callback-url and --platform-ca go with --platform');
     const module = args['chip-module'] as string | undefined;
-    const pinEnv = args['chip-pin-env'] as string | undefined;
-    const pinFile = args['chip-pin-file'] as string | undefined;
-    if (!module && (args['chip-token'] || pinEnv || pinFile)) throw new UsageError('--chip-token, --chip-pin-env and --chip-pin-file go with --chip-module');
-    if (module && !pinEnv === !pinFile) throw new UsageError('--chip-module needs exactly one of --chip-pin-env VAR or --chip-pin-file FILE');
-    const chip: ChipSettings | null = module
-      ? { kind: 'pkcs11', module, token_label: (args['chip-token'] as string | undefined) ?? null, pin_env: pinEnv ?? null, pin_file: pinFile ?? null }
-      : remote
-        ? null
-        : { kind: 'soft' };
+    const chip: ChipSettings | null = module ? chipSettings(module, args, rawArgs) : remote ? null : { kind: 'soft' };
+    if (!module && ['chip-token', 'chip-all-tokens', 'chip-pin-env', 'chip-pin-file', 'chip-pin-pad', 'chip-pin-per-request'].some((f) => args[f] !== undefined && args[f] !== false)) {
+      throw new UsageError('--chip-token, --chip-all-tokens, --chip-pin-env, --chip-pin-file, --chip-pin-pad and --chip-pin-per-request go with --chip-module');
+    }
     const caPem = args['platform-ca'] ? readPlatformCa(String(args['platform-ca'])) : null;
     const ctx = openContext(args, rawArgs);
     // A failed init (wrong module, PIN, token, code) must leave the machine as it was: otherwise the

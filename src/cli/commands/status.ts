@@ -1,8 +1,29 @@
+import { readFileSync } from 'node:fs';
 import { defineCommand } from 'citty';
+import { homePaths } from '../../config/paths';
+import { escapeControls } from '../../log/escape';
+import type { CatalogCache } from '../../store/catalog-types';
 import { LocalsignError } from '../../errors/errors';
 import { failLine, printData } from '../output';
 import { resolveServiceAddress } from '../service-address';
 import { configFromArgs } from '../settings';
+
+/**
+ * The chip credentials of the config dir's catalogue and how each takes its PIN (issue 16: read
+ * once at sync, shown here): `pin_per_signature` is the key's CKA_ALWAYS_AUTHENTICATE.
+ */
+function chipCredentialsOf(home: string): { credential_key: string; name: string; pin_per_signature: boolean | null; pin_per_request: boolean }[] {
+  let cache: CatalogCache;
+  try {
+    cache = JSON.parse(readFileSync(homePaths(home).cache, 'utf8')) as CatalogCache;
+  } catch {
+    return [];
+  }
+  return (cache.credentials ?? [])
+    // PKCS#11 keys (the software chip's say nothing of a PIN).
+    .filter((c) => c.engine === 'chip' && (c.pin_per_signature !== undefined || c.pin_per_request))
+    .map((c) => ({ credential_key: c.credential_key, name: c.name, pin_per_signature: c.pin_per_signature ?? null, pin_per_request: c.pin_per_request === true }));
+}
 
 export const statusCommand = defineCommand({
   meta: { name: 'status', description: "Ask the running service's /health (this config dir's service, wherever it listens); exit 1 when it is down" },
@@ -34,8 +55,16 @@ export const statusCommand = defineCommand({
       return;
     }
     const dir = configDir ?? `unknown (not ${config.home}, ${address.runningAt ? `whose service is at ${address.runningAt}` : 'which has no service running'})`;
-    printData(Boolean(args.json), out, () =>
-      `localsign ${String(health.version)} (${String(health.commit)}) at ${url}: paired=${String(health.paired)} tenant=${String(health.tenant_id)} credentials=${String((health.cache as { credentials?: number })?.credentials)} designs=${String((health.cache as { designs?: number })?.designs)}; config dir ${dir}`,
+    const chipCredentials = configDir ? chipCredentialsOf(configDir) : [];
+    // Only where there is a PKCS#11 chip: otherwise the object is /health's with config_dir and reachable (CONTRACT).
+    const data = chipCredentials.length > 0 ? { ...out, chip_credentials: chipCredentials } : out;
+    printData(Boolean(args.json), data, () =>
+      [
+        `localsign ${String(health.version)} (${String(health.commit)}) at ${url}: paired=${String(health.paired)} tenant=${String(health.tenant_id)} credentials=${String((health.cache as { credentials?: number })?.credentials)} designs=${String((health.cache as { designs?: number })?.designs)}${health.chip ? ` chip=${String(health.chip)}` : ''}; config dir ${dir}`,
+        ...chipCredentials.map((c) =>
+          escapeControls(`  chip credential ${c.credential_key} (${c.name}): ${c.pin_per_request ? 'PIN from each request (chip_pin)' : 'PIN stored or on the PIN pad'}${c.pin_per_signature === true ? ', PIN for every signature' : c.pin_per_signature === false ? '' : ', PIN per signature unknown (not readable without a login)'}`),
+        ),
+      ].join('\n'),
     );
   },
 });

@@ -57,7 +57,7 @@ describe('bodies: JSON objects only (both sign routes)', () => {
     it(`${path}: invalid JSON, non-objects, unknown fields`, async () => {
       for (const raw of ['{', '', '{"tx_hash":', "{'a':1}", '{"a":1}}']) await expect422(path, raw, 'request body must be valid JSON', true);
       for (const raw of ['[]', '[{}]', '"x"', 'null', '1', 'true']) await expect422(path, raw, 'request body must be a JSON object', true);
-      const allowed = path === '/v1/pades/sign' ? 'pdf_base64, credential_key, design_key, variables, reason, location, signer_name, level, certify' : 'tx_hash, credential_key, chain_id';
+      const allowed = path === '/v1/pades/sign' ? 'pdf_base64, credential_key, design_key, variables, reason, location, signer_name, level, certify, chip_pin' : 'tx_hash, credential_key, chain_id, chip_pin';
       await expect422(path, { surprise: 1 }, `unknown field: surprise; allowed: ${allowed}`);
       await expect422(path, { Tx_Hash: HASH_A, credential_key: evm, __proto__x: 1 }, `unknown fields: Tx_Hash, __proto__x; allowed: ${allowed}`);
     });

@@ -88,7 +88,7 @@ describe('request bodies: the validator and the OpenAPI schema agree', () => {
       }
       return 'accepted';
     };
-    expect(refuse({ pdf_base64: 'x', credential_key: 'k', extra: 1 })).toBe('unknown field: extra; allowed: pdf_base64, credential_key, design_key, variables, reason, location, signer_name, level, certify');
+    expect(refuse({ pdf_base64: 'x', credential_key: 'k', extra: 1 })).toBe('unknown field: extra; allowed: pdf_base64, credential_key, design_key, variables, reason, location, signer_name, level, certify, chip_pin');
     expect(refuse({ credential_key: 'k' })).toBe('pdf_base64 is required');
     expect(refuse({ pdf_base64: 'x' })).toBe('credential_key is required');
     expect(refuse({ pdf_base64: 'x', credential_key: '' })).toBe('credential_key must not be empty');
@@ -121,5 +121,40 @@ describe('reserved names (CONTRACT: __proto__, constructor and prototype are ref
     }
     // Names that merely contain them stay names.
     expect(message({ pdf_base64: 'x', credential_key: 'k', variables: { constructor_id: 'a', proto: 'b', __proto: 'c' } })).toBe('accepted');
+  });
+});
+
+describe('chip_pin (issue 16): a PIN for one signature, never echoed', () => {
+  const parse = (body: Record<string, unknown>) => parseBody({ tx_hash: 'ab'.repeat(32), credential_key: 'k', ...body }, BLOCKCHAIN_SIGN_BODY);
+  const refusal = (body: Record<string, unknown>): string => {
+    try {
+      parse(body);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return 'accepted';
+  };
+
+  it('parses to its UTF-8 bytes on both sign routes; absent or null is none', () => {
+    expect(Buffer.from(parse({ chip_pin: '1234-ä' }).chip_pin!).toString('utf8')).toBe('1234-ä');
+    expect(parse({}).chip_pin).toBeNull();
+    expect(parse({ chip_pin: null }).chip_pin).toBeNull();
+    expect(parseBody({ pdf_base64: 'x', credential_key: 'k', chip_pin: '0000' }, PADES_SIGN_BODY).chip_pin).toEqual(new Uint8Array(Buffer.from('0000')));
+  });
+
+  it('refuses empty, longer than 64 characters, or not a string, naming the bound and never the value', () => {
+    const secret = 'S3CRET-'.repeat(10);
+    for (const bad of ['', secret, 1234, ['1', '2'], { pin: '1' }]) {
+      const message = refusal({ chip_pin: bad });
+      expect(message).toBe('chip_pin must be a string of 1 to 64 characters');
+      expect(message).not.toContain('S3CRET');
+    }
+    // 64 characters, counted as characters (not UTF-16 units): accepted.
+    expect(refusal({ chip_pin: '😀'.repeat(64) })).toBe('accepted');
+  });
+
+  it('the OpenAPI schema says the same: a write-only string of 1 to 64', () => {
+    const schema = bodySchema(BLOCKCHAIN_SIGN_BODY) as { properties: Record<string, Record<string, unknown>> };
+    expect(schema.properties.chip_pin).toMatchObject({ type: ['string', 'null'], minLength: 1, maxLength: 64, writeOnly: true });
   });
 });

@@ -24,6 +24,7 @@ function fakeToken(tokenPin: string) {
   const state = { pin: tokenPin, opens: 0, logins: 0, closes: 0, present: true, sessionLost: false, messages: [] as string[] };
   const login = (options: Pkcs11ChipOptions) => {
     if (!state.present) throw new Pkcs11CallError('C_GetSlotList', 0xe0, 'T');
+    if (typeof options.pin !== 'function') throw new Error('the fake token takes a stored PIN only');
     const pin = options.pin(); // read before C_Login, as TokenSession does
     state.logins += 1;
     if (pin !== state.pin) throw new Pkcs11CallError('C_Login', 0xa0, 'T');
