@@ -1,0 +1,106 @@
+/**
+ * A certificate read once for path building and validation (RFC 5280 §6.1): its names, validity,
+ * the extensions §6.1.3-§6.1.5 act on, and the critical extensions nothing here understands.
+ */
+import { children, readDerExact, type Der } from '../der/der';
+import { readCertificate, type CertificateFields } from '../der/certificate-fields';
+import { OID } from '../der/oids';
+import { decodeTime } from '../der/time';
+import {
+  readBasicConstraints,
+  readExtensions,
+  readGeneralNames,
+  readKeyUsage,
+  readNameConstraints,
+  type BasicConstraints,
+  type NameConstraints,
+} from '../der/x509-constraints';
+import { formatName } from './distinguished-name';
+import { nameKey } from './name-match';
+import { algorithmOf } from './verify-signature';
+
+const EXT = {
+  subjectAltName: '2.5.29.17', // §4.2.1.6
+  issuerAltName: '2.5.29.18', // §4.2.1.7
+  subjectDirectoryAttributes: '2.5.29.9', // §4.2.1.8
+  nameConstraints: '2.5.29.30', // §4.2.1.10
+  certificatePolicies: '2.5.29.32', // §4.2.1.4
+  policyMappings: '2.5.29.33', // §4.2.1.5
+  policyConstraints: '2.5.29.36', // §4.2.1.11
+  inhibitAnyPolicy: '2.5.29.54', // §4.2.1.14
+  freshestCRL: '2.5.29.46', // §4.2.1.15
+  subjectInfoAccess: '1.3.6.1.5.5.7.1.11', // §4.2.2.2
+} as const;
+
+/**
+ * Extensions this validator recognises (§6.1.4 (o) and §6.1.5 (f) refuse any other that is
+ * critical). The policy extensions are recognised but not processed: the report says `policies:
+ * "not checked"`, as PKITS 4.8-4.12 are out of this validator's scope. The key identifiers, access
+ * and CRL locations only help find issuers and status, so they constrain nothing.
+ */
+const RECOGNISED = new Set<string>([
+  OID.basicConstraints,
+  OID.keyUsage,
+  OID.extKeyUsage,
+  OID.subjectKeyIdentifier,
+  OID.authorityKeyIdentifier,
+  OID.cRLDistributionPoints,
+  OID.authorityInfoAccess,
+  OID.ocspNoCheck,
+  ...Object.values(EXT),
+]);
+
+/** DSA signatures (RFC 3279 §2.2.2, RFC 5758 §3.1): refused by name, as Chromium does. */
+export const DSA_SIGNATURES = new Set(['1.2.840.10040.4.3', '2.16.840.1.101.3.4.3.1', '2.16.840.1.101.3.4.3.2']);
+
+export interface PathCertificate {
+  der: Uint8Array;
+  fields: CertificateFields;
+  /** RFC 4514 text of the subject, for failures. */
+  name: string;
+  notBefore: Date;
+  notAfter: Date;
+  /** nameKey of subject and issuer: equal exactly when the names match per §7.1. */
+  subjectKey: string;
+  issuerKey: string;
+  /** §6.1: subject and issuer match per §7.1. */
+  selfIssued: boolean;
+  basicConstraints: BasicConstraints | null;
+  keyUsage: Set<number> | null;
+  nameConstraints: NameConstraints | null;
+  /** subjectAltName entries, or null when the extension is absent. */
+  altNames: Der[] | null;
+  unknownCritical: string[];
+  /** The OID of the issuer's signature on this certificate. */
+  signatureAlgorithm: string;
+}
+
+export function readPathCertificate(der: Uint8Array): PathCertificate {
+  const fields = readCertificate(der);
+  const [nb, na] = children(fields.validity);
+  const extensions = readExtensions(fields);
+  const find = (id: string): Uint8Array | null => extensions.find((e) => e.id === id)?.value ?? null;
+  const bc = find(OID.basicConstraints);
+  const ku = find(OID.keyUsage);
+  const nc = find(EXT.nameConstraints);
+  const san = find(EXT.subjectAltName);
+  const signatureAlgorithm = algorithmOf(children(readDerExact(der))[1], 'signatureAlgorithm');
+  const subjectKey = nameKey(fields.subject);
+  const issuerKey = nameKey(fields.issuer);
+  return {
+    der,
+    fields,
+    name: formatName(fields.subject),
+    notBefore: decodeTime(nb, 'notBefore'),
+    notAfter: decodeTime(na, 'notAfter'),
+    subjectKey,
+    issuerKey,
+    selfIssued: subjectKey === issuerKey,
+    basicConstraints: bc ? readBasicConstraints(bc) : null,
+    keyUsage: ku ? readKeyUsage(ku) : null,
+    nameConstraints: nc ? readNameConstraints(nc) : null,
+    altNames: san ? readGeneralNames(san) : null,
+    unknownCritical: extensions.filter((e) => e.critical && !RECOGNISED.has(e.id)).map((e) => e.id),
+    signatureAlgorithm,
+  };
+}
