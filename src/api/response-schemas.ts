@@ -54,10 +54,15 @@ export const COMPONENT_SCHEMAS = {
   }),
   VerifyReport: {
     type: 'object',
-    required: ['valid', 'signatures'],
-    description: 'Per signature in file order; `valid` is the verdict per signature and for the document',
+    required: ['valid', 'signatures', 'problems'],
+    description: 'Per signature in file order; `valid` is the verdict per signature and for the document. A PDF that cannot be fully read is still a report: `valid` false, the reason in `problems`',
     properties: {
-      valid: { type: 'boolean' },
+      valid: { type: 'boolean', description: 'Every signature valid, at least one, and no document-level problem' },
+      problems: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'What is wrong with the document as a whole, empty for a sound file: damaged cross-reference data (the objects were found by scanning the file, as qpdf and pdfsig do; each signature that could be read is reported), or why it cannot be read at all (then `signatures` is empty)',
+      },
       signatures: {
         type: 'array',
         items: {
@@ -76,7 +81,7 @@ export const COMPONENT_SCHEMAS = {
             covers_whole_document: { type: 'boolean' },
             changes_after: { type: 'object', properties: { level: { enum: ['none', 'dss_and_timestamps', 'signing_and_forms', 'annotations', 'other'] }, changes: { type: 'array', items: { type: 'string' }, maxItems: 50 }, changes_total: { type: 'integer', minimum: 0, description: 'How many changes there are; `changes` lists the first 50' }, allowed: { type: 'boolean' }, docmdp_permission: { enum: [1, 2, 3, null] } } },
             certifies: { enum: [1, 2, 3, null] },
-            chain: { type: 'object', properties: { trusted: { type: 'boolean' }, path: { type: 'array', items: { type: 'string' } }, failures: { type: 'array', items: { type: 'string' } } } },
+            chain: { type: 'object', properties: { trusted: { type: 'boolean' }, path: { type: 'array', items: { type: 'string' } }, failures: { type: 'array', items: { type: 'string' } }, policies: { const: 'not checked', description: 'RFC 5280 certificate policies (§6.1.3 d-f) are not processed' } } },
             timestamp: { type: ['object', 'null'], properties: { time: { type: ['string', 'null'], format: 'date-time' }, valid: { type: 'boolean' }, authority: { type: ['string', 'null'] }, trusted: { type: 'boolean' }, chain_failures: { type: 'array', items: { type: 'string' } }, problems: { type: 'array', items: { type: 'string' } } } },
             revocation: { type: 'array', items: { type: 'object', properties: { certificate: { type: 'string' }, status: { enum: ['good', 'revoked', 'unknown', 'no_data'] }, source: { enum: ['ocsp', 'crl', null] }, revoked_at: { type: ['string', 'null'] }, checked_at: { type: ['string', 'null'] }, problems: { type: 'array', items: { type: 'string' } } } } },
             level: { enum: ['B-B', 'B-T', 'B-LT', 'B-LTA', null] },

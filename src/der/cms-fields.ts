@@ -1,13 +1,20 @@
 /**
  * Private reader of a CMS SignedData (RFC 5652 §5), shared by the CMS verifier and the RFC 3161
  * token check. Throws DerError on a structure it cannot read; callers map that to their layer's error.
+ * DER by default (what we write and check before embedding); `{ ber: true }` reads the BER that
+ * RFC 5652 §1.2 allows for a CMS from elsewhere (ber.ts), its nodes read the same way here.
  */
-import { children, decodeOid, DerError, expectTag, readDerExact, TAG, type Der } from './der';
+import { berItems, readBerExact } from './ber';
+import { findExtension, readCertificate } from './certificate-fields';
+import { bytesEqual, children as derChildren, decodeOid, DerError, expectTag, readDerExact, TAG, type Der } from './der';
 import { OID } from './oids';
 
 export interface ParsedSignerInfo {
-  issuer: Uint8Array;
-  serial: Uint8Array;
+  /**
+   * RFC 5652 §5.3 SignerIdentifier: issuerAndSerialNumber (version 1), or subjectKeyIdentifier
+   * [0] (version 3, as pyHanko and some national tools write it).
+   */
+  sid: { issuer: Uint8Array; serial: Uint8Array } | { subjectKeyIdentifier: Uint8Array };
   digestAlgorithm: string;
   /** signedAttrs as encoded, tag [0] (0xA0); null when absent. */
   signedAttrs: Der | null;
@@ -25,6 +32,9 @@ export interface ParsedSignedData {
   signerInfos: ParsedSignerInfo[];
 }
 
+/** A DER node's children, or a BER node's elements (constructed strings already joined). */
+const children = (node: Der): Der[] => berItems(node, derChildren);
+
 function algorithmOid(node: Der | undefined, what: string): string {
   const alg = expectTag(node, TAG.SEQUENCE, what);
   return decodeOid(expectTag(children(alg)[0], TAG.OID, `${what} OID`).content);
@@ -33,16 +43,20 @@ function algorithmOid(node: Der | undefined, what: string): string {
 function parseSignerInfo(node: Der): ParsedSignerInfo {
   const f = children(expectTag(node, TAG.SEQUENCE, 'SignerInfo'));
   expectTag(f[0], TAG.INTEGER, 'SignerInfo.version');
-  // sid: only issuerAndSerialNumber (version 1); subjectKeyIdentifier [0] is not produced by us.
-  const sid = children(expectTag(f[1], TAG.SEQUENCE, 'SignerInfo.sid (issuerAndSerialNumber)'));
+  // sid (RFC 5652 §5.3): issuerAndSerialNumber, or [0] IMPLICIT SubjectKeyIdentifier (an OCTET STRING).
+  let sid: ParsedSignerInfo['sid'];
+  if (f[1]?.tag === 0x80) sid = { subjectKeyIdentifier: f[1].content };
+  else {
+    const parts = children(expectTag(f[1], TAG.SEQUENCE, 'SignerInfo.sid (issuerAndSerialNumber)'));
+    sid = { issuer: expectTag(parts[0], TAG.SEQUENCE, 'sid.issuer').raw, serial: expectTag(parts[1], TAG.INTEGER, 'sid.serialNumber').content };
+  }
   let i = 3;
   const signedAttrs = f[i]?.tag === 0xa0 ? f[i++]! : null;
   const signatureAlgorithm = algorithmOid(f[i++], 'SignerInfo.signatureAlgorithm');
   const signature = expectTag(f[i++], TAG.OCTET_STRING, 'SignerInfo.signature').content;
   const unsignedAttrs = f[i]?.tag === 0xa1 ? f[i]! : null;
   return {
-    issuer: expectTag(sid[0], TAG.SEQUENCE, 'sid.issuer').raw,
-    serial: expectTag(sid[1], TAG.INTEGER, 'sid.serialNumber').content,
+    sid,
     digestAlgorithm: algorithmOid(f[2], 'SignerInfo.digestAlgorithm'),
     signedAttrs,
     signatureAlgorithm,
@@ -51,8 +65,8 @@ function parseSignerInfo(node: Der): ParsedSignerInfo {
   };
 }
 
-export function parseSignedData(der: Uint8Array): ParsedSignedData {
-  const ci = children(expectTag(readDerExact(der), TAG.SEQUENCE, 'ContentInfo'));
+export function parseSignedData(der: Uint8Array, options: { ber?: boolean } = {}): ParsedSignedData {
+  const ci = children(expectTag(options.ber ? readBerExact(der) : readDerExact(der), TAG.SEQUENCE, 'ContentInfo'));
   const type = decodeOid(expectTag(ci[0], TAG.OID, 'ContentInfo.contentType').content);
   if (type !== OID.signedData) throw new DerError(`ContentInfo holds ${type}, not signedData`);
   const sd = children(expectTag(children(expectTag(ci[1], 0xa0, 'ContentInfo.content'))[0], TAG.SEQUENCE, 'SignedData'));
@@ -62,6 +76,7 @@ export function parseSignedData(der: Uint8Array): ParsedSignedData {
   const contentType = decodeOid(expectTag(encap[0], TAG.OID, 'eContentType').content);
   let content: Uint8Array | null = null;
   if (encap[1]) {
+    // RFC 5652 §5.2: [0] EXPLICIT OCTET STRING; in BER possibly constructed (X.690 §8.7.3), read joined.
     const inner = children(expectTag(encap[1], 0xa0, 'eContent'))[0];
     content = expectTag(inner, TAG.OCTET_STRING, 'eContent OCTET STRING').content;
   }
@@ -82,4 +97,25 @@ export function readAttributes(attrs: Der): Map<string, Der[]> {
     out.set(id, children(expectTag(values, TAG.SET, `Attribute ${id} values`)));
   }
   return out;
+}
+
+/**
+ * The certificate among `certificates` that SignerInfo `si` names: by issuer and serial number,
+ * or by its subjectKeyIdentifier extension (RFC 5652 §5.3, RFC 5280 §4.2.1.2). Unreadable
+ * certificates cannot be the signer's.
+ */
+export function findSignerCertificate(certificates: Uint8Array[], si: ParsedSignerInfo): Uint8Array | null {
+  const sid = si.sid;
+  return (
+    certificates.find((c) => {
+      try {
+        const f = readCertificate(c);
+        if ('issuer' in sid) return bytesEqual(f.issuer.raw, sid.issuer) && bytesEqual(f.serial.content, sid.serial);
+        const ski = findExtension(f, OID.subjectKeyIdentifier);
+        return ski !== null && bytesEqual(expectTag(readDerExact(ski), TAG.OCTET_STRING, 'subjectKeyIdentifier').content, sid.subjectKeyIdentifier);
+      } catch {
+        return false;
+      }
+    }) ?? null
+  );
 }

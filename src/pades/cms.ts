@@ -10,7 +10,7 @@ import {
   seq, setOf, TAG, tlv, uint, unsignedIntegerContent, type Der,
 } from '../der/der';
 import { readCertificate, readSpkiAlgorithm } from '../der/certificate-fields';
-import { parseSignedData, readAttributes } from '../der/cms-fields';
+import { findSignerCertificate, parseSignedData, readAttributes } from '../der/cms-fields';
 import { KEY_TYPE_NAMES, OID } from '../der/oids';
 import type { SignatureAlgorithm } from './types';
 
@@ -230,14 +230,7 @@ export function verifyCmsSignature(
   if (sd.signerInfos.length !== 1) fail(`expected one SignerInfo, found ${sd.signerInfos.length}`);
   const si = sd.signerInfos[0]!;
   if (si.digestAlgorithm !== OID.sha256) fail(`digest algorithm ${si.digestAlgorithm} is not SHA-256`);
-  const signerCertificate = sd.certificates.find((c) => {
-    try {
-      const f = readCertificate(c);
-      return bytesEqual(f.issuer.raw, si.issuer) && bytesEqual(f.serial.content, si.serial);
-    } catch {
-      return false; // an unreadable extra certificate cannot be the signer's
-    }
-  });
+  const signerCertificate = findSignerCertificate(sd.certificates, si);
   if (!signerCertificate) fail('the signer certificate (issuer and serial of the SignerInfo) is not in the certificates');
   if (!si.signedAttrs) fail('SignerInfo has no signed attributes');
   const signedAttributes = concat([Uint8Array.of(TAG.SET), si.signedAttrs.raw.subarray(1)]);

@@ -4,19 +4,23 @@
  * coverage, the changes made after it and whether DocMDP allows them, the chain to the operator's
  * trust anchors, the timestamp, revocation from the data embedded in the document (the DSS; no
  * network here) and the PAdES level reached (ETSI EN 319 142-1 §5: B-B, B-T, B-LT, B-LTA).
+ * Each signature is bound to its own field (issue 17): its value is its dictionary's own
+ * /Contents, which its /ByteRange must skip exactly where the cross-reference data puts it.
  * Pure: the trust anchors and the time come in. The reader is the engine's own.
  *
  * Bounded (issue 15): one validation per signature dictionary, however many fields point at it
  * (reported once, naming every field); at most MAX_SIGNATURES per document; the changes after
  * each revision analysed once (modifications.ts); text from the document cut at MAX_TEXT.
  */
-import { PDFDict, PDFHexString, PDFName, PDFString } from 'pdf-lib';
+import { PDFDict, PDFHexString, PDFName, PDFRef, PDFString } from 'pdf-lib';
+import { berEncodingLength } from '../der/ber';
 import { bytesEqual } from '../der/der';
 import { buildPath, isSelfIssued, subjectOf } from '../pki/chain';
 import { describeCertificate, type CertificateDescription } from '../pki/describe-certificate';
 import { decodeHexDigits } from './_hex';
 import { refuseRangeErrors, tooComplex, TooComplexError } from './_limits';
 import { PdfReader } from './_pdf-reader';
+import { contentsSpan, type ContentsSpan } from './_signature-span';
 import type { ByteRange } from './byterange';
 import { checkCms, checkTimestampToken, digestWith } from './cms-check';
 import { vriKey } from './dss';
@@ -30,6 +34,8 @@ export interface ChainReport {
   /** Subjects, signer first. */
   path: string[];
   failures: string[];
+  /** RFC 5280 §6.1 policy processing (PKITS 4.8-4.12) is not done, and the report says so (issue 17). */
+  policies: 'not checked';
 }
 
 export interface TimestampReport {
@@ -70,6 +76,8 @@ export interface SignatureReport {
 export interface ValidationReport {
   valid: boolean;
   signatures: SignatureReport[];
+  /** The document's own problems: the damage a recovering read repaired (issue 17). */
+  problems: string[];
 }
 
 export interface ValidateOptions {
@@ -77,6 +85,8 @@ export interface ValidateOptions {
   now: Date;
   /** Revocation data fetched for this check (`verify --online`), used beside the document's own. */
   fetched?: { ocsps: Uint8Array[]; crls: Uint8Array[] };
+  /** Read a damaged file as far as it goes, naming each repair here (the report's `problems`). */
+  damage?: string[];
 }
 
 /**
@@ -89,11 +99,21 @@ export interface ValidateOptions {
 export const MAX_SIGNATURES = 200;
 /** Characters of document text (field names, /M) kept in a report: names are short, a megabyte is an attack on the answer's size. */
 export const MAX_TEXT = 1_000;
+/** (offset, length) pairs of a /ByteRange read: two in every signature we know of; more is an attack on the digest's cost. */
+export const MAX_RANGES = 64;
 
 interface Found {
   fieldNames: string[];
   sig: PDFDict;
   byteRange: ByteRange | null;
+  /**
+   * The /ByteRange as (offset, length) pairs (§12.8.1), however many: the digest is over them
+   * all, as pyHanko and pdfsig compute it; `byteRange` is set only for the usual four numbers.
+   */
+  ranges: [number, number][] | null;
+  /** The signature dictionary's object, or (a /V written inside its field) the field's. */
+  sigRef: PDFRef | null;
+  fieldRef: PDFRef | null;
 }
 
 /** A text string (§7.9.2.2) decoded, at most MAX_TEXT characters of it (pdf-lib decodes into call arguments: a long one is a RangeError). */
@@ -110,7 +130,7 @@ function text(v: unknown): string | null {
 function listSignatures(reader: PdfReader, catalog: PDFDict): Found[] {
   const bySig = new Map<PDFDict, Found>();
   const acroForm = reader.getDict(catalog, 'AcroForm');
-  forEachField(reader, acroForm && reader.getArray(acroForm, 'Fields'), (field, type) => {
+  forEachField(reader, acroForm && reader.getArray(acroForm, 'Fields'), (field, type, fieldRef) => {
     if (type !== PDFName.of('Sig')) return;
     let sig;
     try {
@@ -128,30 +148,76 @@ function listSignatures(reader: PdfReader, catalog: PDFDict): Found[] {
     }
     if (bySig.size === MAX_SIGNATURES) throw tooComplex(`more than ${MAX_SIGNATURES} signatures (at most ${MAX_SIGNATURES} are validated per document)`);
     const nums = reader.getArray(sig, 'ByteRange')?.asArray().map((n) => Number(n.toString()));
-    const byteRange = nums && nums.length === 4 && nums.every((n) => Number.isSafeInteger(n) && n >= 0) ? (nums as ByteRange) : null;
-    bySig.set(sig, { fieldNames: [name], sig, byteRange });
+    const pairs = nums && nums.length >= 2 && nums.length <= 2 * MAX_RANGES && nums.length % 2 === 0 && nums.every((n) => Number.isSafeInteger(n) && n >= 0);
+    const ranges = pairs ? nums.flatMap((n, i) => (i % 2 === 0 ? [[n, nums[i + 1]!] as [number, number]] : [])) : null;
+    const byteRange = pairs && nums.length === 4 ? (nums as ByteRange) : null;
+    const v = field.get(PDFName.of('V'));
+    bySig.set(sig, { fieldNames: [name], sig, byteRange, ranges, sigRef: v instanceof PDFRef ? v : null, fieldRef: fieldRef ?? null });
   });
   const out = [...bySig.values()];
   // File order: by where each signed revision ends.
-  return out.sort((a, b) => (a.byteRange ? a.byteRange[2] + a.byteRange[3] : Infinity) - (b.byteRange ? b.byteRange[2] + b.byteRange[3] : Infinity));
+  return out.sort((a, b) => signedEnd(a, Infinity) - signedEnd(b, Infinity));
 }
 
-/** §12.8.1: [0, gap start, gap end, rest], the gap exactly the `<hex>` of /Contents; its bytes decoded. */
-function contentsOf(pdf: Uint8Array, br: ByteRange | null, problems: string[]): Uint8Array | null {
-  if (!br) return problems.push('/ByteRange is not four non-negative integers'), null;
-  const end = br[2] + br[3];
-  if (br[0] !== 0 || br[1] >= br[2] || end > pdf.length) return problems.push(`/ByteRange [${br.join(' ')}] does not fit the file`), null;
-  if (pdf[br[1]] !== 0x3c || pdf[br[2] - 1] !== 0x3e) return problems.push('/ByteRange does not skip exactly the /Contents hex string'), null;
-  const bytes = decodeHexDigits(pdf, br[1] + 1, br[2] - 1);
+/** Where the bytes a signature covers end (the end of its revision); `otherwise` when its /ByteRange is unreadable. */
+function signedEnd(f: Found, otherwise: number): number {
+  return f.ranges ? Math.max(...f.ranges.map(([at, length]) => at + length)) : otherwise;
+}
+
+/**
+ * §12.8.1: the signature value is the signature dictionary's own /Contents (never whatever the
+ * /ByteRange happens to skip), and the /ByteRange [0, gap start, gap end, rest] skips exactly
+ * that string: of this dictionary, at the offset the cross-reference data gives its object
+ * (_signature-span.ts). A /ByteRange copied from another signature skips that one's /Contents:
+ * the value is still this dictionary's (so the digest fails as pdfsig's does, or, with the
+ * other's /Contents copied too, holds for the other's bytes), and the signature is invalid
+ * because it is not bound to its field. Returns the value's bytes.
+ */
+function contentsOf(pdf: Uint8Array, reader: PdfReader, f: Found, problems: string[]): Uint8Array | null {
+  const ranges = f.ranges;
+  if (!ranges) return problems.push(`/ByteRange is not pairs of non-negative integers (offset, length), at most ${MAX_RANGES}`), null;
+  if (ranges.some(([at, length]) => at + length > pdf.length) || (f.byteRange && (f.byteRange[0] !== 0 || f.byteRange[1] >= f.byteRange[2]))) {
+    return problems.push(`/ByteRange [${ranges.flat().join(' ')}] does not fit the file`), null;
+  }
+  const own = f.sig.get(PDFName.of('Contents'));
+  if (!(own instanceof PDFHexString)) return problems.push('/Contents is not a hex string'), null;
+  const br = f.byteRange;
+  const span = contentsSpan(pdf, reader.xref.entries, reader.context, f.sigRef, f.fieldRef);
+  const bound = br !== null && typeof span !== 'string' && span.start === br[1] && span.end === br[2];
+  if (!br) problems.push(`the /ByteRange [${ranges.flat().join(' ')}] is not [0 start end length] around this signature dictionary's own /Contents: the signature is not bound to its field`);
+  else if (typeof span === 'string') problems.push(`the signature is not bound to its field: ${span}`);
+  else if (!bound) problems.push(unbound(reader, f, br, span));
+  // Bound, the gap is the string itself: decoded from the file, no copy of a large /Contents.
+  const bytes = bound ? decodeHexDigits(pdf, br[1] + 1, br[2] - 1) : decodeHexDigits(Buffer.from(own.asString(), 'latin1'), 0, own.asString().length);
   if (!bytes) return problems.push('/Contents is not a hex string'), null;
   return bytes;
 }
 
+/**
+ * Why the /ByteRange's gap is not this dictionary's /Contents: the dictionary written again by a
+ * later update (the gap is the /Contents of its copy in the signed revision: what the file shows
+ * now, a /Reason or /M included, is not what was signed), or a gap somewhere else.
+ */
+function unbound(reader: PdfReader, f: Found, br: ByteRange, span: ContentsSpan): string {
+  const tail = 'the signature is not bound to its field';
+  try {
+    const revision = reader.revision(br[2] + br[3]);
+    const signed = contentsSpan(revision.pdf, revision.xref.entries, reader.context, f.sigRef, f.fieldRef);
+    if (typeof signed !== 'string' && signed.start === br[1] && signed.end === br[2]) {
+      return `the signature dictionary (object ${span.objectNumber}) was written again after it was signed: the /ByteRange skips the /Contents of its signed copy at byte ${signed.offset}, not of the one at byte ${span.offset}; ${tail}`;
+    }
+  } catch (e) {
+    if (e instanceof TooComplexError) throw e;
+  }
+  return `the /ByteRange skips bytes ${br[1]} to ${br[2]}, not this signature dictionary's own /Contents (bytes ${span.start} to ${span.end} of object ${span.objectNumber}): ${tail}`;
+}
 
-/** The DER element at the start of /Contents, without the zero padding after it. */
+/** The DER (or BER) element at the start of /Contents, without the zero padding after it. */
 function trimPadding(bytes: Uint8Array): Uint8Array {
   if (bytes[0] !== 0x30 || bytes.length < 2) return bytes;
   const first = bytes[1]!;
+  // X.690 §8.1.3.6: an indefinite length (a BER CMS, RFC 5652 §1.2) ends at its end-of-contents.
+  if (first === 0x80) return bytes.subarray(0, berEncodingLength(bytes) ?? bytes.length);
   if (first < 0x80) return bytes.subarray(0, 2 + first);
   const n = first & 0x7f;
   let len = 0;
@@ -160,9 +226,9 @@ function trimPadding(bytes: Uint8Array): Uint8Array {
 }
 
 function chainReport(leaf: Uint8Array | null, pool: Uint8Array[], o: ValidateOptions, at: Date): ChainReport & { certs: Uint8Array[] } {
-  if (!leaf) return { trusted: false, path: [], failures: ['no signer certificate'], certs: [] };
+  if (!leaf) return { trusted: false, path: [], failures: ['no signer certificate'], policies: 'not checked', certs: [] };
   const r = buildPath(leaf, pool, o.trustAnchors, at);
-  return { trusted: r.trusted, path: r.path.map(subjectOf), failures: r.failures, certs: r.path };
+  return { trusted: r.trusted, path: r.path.map(subjectOf), failures: r.failures, policies: r.policies, certs: r.path };
 }
 
 function describe(cert: Uint8Array | null): CertificateDescription | null {
@@ -189,7 +255,9 @@ export function validatePdf(pdf: Uint8Array, o: ValidateOptions): ValidationRepo
 }
 
 function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
-  const reader = new PdfReader(pdf);
+  // A stranger's document may be damaged: with `damage`, broken cross-reference data is rebuilt
+  // by scanning the file and each repair is named there, as qpdf, pdfsig and DSS read it.
+  const reader = new PdfReader(pdf, o.damage ? { damage: o.damage } : {});
   const analysis = new ChangeAnalysis(reader);
   const dssBefore = dssBeforeOf(reader);
   const { dict: catalog } = reader.catalog();
@@ -202,15 +270,15 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
     const problems: string[] = [];
     const subFilter = f.sig.get(PDFName.of('SubFilter')) instanceof PDFName ? (f.sig.get(PDFName.of('SubFilter')) as PDFName).decodeText() : null;
     const isDts = reader.get(f.sig, 'Type') === PDFName.of('DocTimeStamp') || subFilter === 'ETSI.RFC3161';
-    const contents = contentsOf(pdf, f.byteRange, problems);
+    const contents = contentsOf(pdf, reader, f, problems);
     const br = f.byteRange;
-    const ranges = br && contents ? [pdf.subarray(br[0], br[0] + br[1]), pdf.subarray(br[2], br[2] + br[3])] : [];
-    const end = br ? br[2] + br[3] : pdf.length;
+    const ranges = f.ranges && contents ? f.ranges.map(([at, length]) => pdf.subarray(at, at + length)) : [];
+    const end = signedEnd(f, pdf.length);
     const report: SignatureReport = {
       valid: false, fieldName: f.fieldNames[0]!, fields: f.fieldNames, kind: isDts ? 'document_timestamp' : 'signature', subFilter, signer: null,
-      claimedTime: text(reader.get(f.sig, 'M')), digestValid: false, byteRange: br, coversWholeDocument: br !== null && end === pdf.length,
+      claimedTime: text(reader.get(f.sig, 'M')), digestValid: false, byteRange: br, coversWholeDocument: f.ranges !== null && end === pdf.length,
       modifications: { level: 'none', changes: [], changesTotal: 0 }, docMdp: { certifies: null, permission, allowed: true },
-      chain: { trusted: false, path: [], failures: [] }, timestamp: null, revocation: [], level: null, problems, pathCertificates: [],
+      chain: { trusted: false, path: [], failures: [], policies: 'not checked' }, timestamp: null, revocation: [], level: null, problems, pathCertificates: [],
     };
     reports.push(report);
     if (certifier && f.sig === reader.resolve(certifier)) report.docMdp.certifies = permission;
@@ -231,6 +299,9 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
     let signer: Uint8Array | null;
     let pool: Uint8Array[];
     let bestTime = o.now;
+    /** The signature timestamp's TSA path and the certificates it was built from (B-LT covers them too). */
+    let tsaPath: Uint8Array[] = [];
+    let tsaPool: Uint8Array[] = [];
     let hasEss = false;
     if (isDts) {
       const ts = checkTimestampToken(cms, (alg) => digestWith(alg, ranges));
@@ -238,20 +309,24 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
       problems.push(...ts.problems);
       signer = ts.signerCertificate;
       pool = [...ts.certificates, ...dss.certs];
-      report.timestamp = { time: ts.time?.toISOString() ?? null, valid: ts.ok, authority: signer ? subjectOf(signer) : null, chain: { trusted: false, path: [], failures: [] }, problems: ts.problems };
+      report.timestamp = { time: ts.time?.toISOString() ?? null, valid: ts.ok, authority: signer ? subjectOf(signer) : null, chain: { trusted: false, path: [], failures: [], policies: 'not checked' }, problems: ts.problems };
       if (ts.ok && ts.time) bestTime = ts.time;
     } else {
-      const check = checkCms(cms, (alg) => digestWith(alg, ranges));
+      const check = checkCms(cms, ranges);
       report.digestValid = check.ok;
       problems.push(...check.problems);
       signer = check.signerCertificate;
       pool = [...check.certificates, ...dss.certs];
-      hasEss = check.hasSigningCertificateV2;
+      // ETSI EN 319 142-1 §6.3: a PAdES baseline CMS is detached and signs ESS signing-certificate-v2
+      // among its signed attributes; encapsulated content or none of them: valid maybe, but no level.
+      hasEss = check.detached && check.hasSigningCertificateV2;
       if (check.timestampToken && check.signatureValue) {
         const value = check.signatureValue;
         const ts = checkTimestampToken(check.timestampToken, (alg) => digestWith(alg, [value]));
         const tsa = chainReport(ts.signerCertificate, [...ts.certificates, ...dss.certs], o, ts.time ?? o.now);
-        report.timestamp = { time: ts.time?.toISOString() ?? null, valid: ts.ok, authority: ts.signerCertificate ? subjectOf(ts.signerCertificate) : null, chain: { trusted: tsa.trusted, path: tsa.path, failures: tsa.failures }, problems: ts.problems };
+        tsaPath = tsa.certs;
+        tsaPool = [...ts.certificates, ...dss.certs];
+        report.timestamp = { time: ts.time?.toISOString() ?? null, valid: ts.ok, authority: ts.signerCertificate ? subjectOf(ts.signerCertificate) : null, chain: { trusted: tsa.trusted, path: tsa.path, failures: tsa.failures, policies: tsa.policies }, problems: ts.problems };
         if (!ts.ok) problems.push(...ts.problems.map((p) => `signature timestamp: ${p}`));
         // The time the timestamp proves is the time the chain is judged at (the point of B-T and above).
         if (ts.ok && ts.time && tsa.trusted) bestTime = ts.time;
@@ -259,7 +334,7 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
     }
     report.signer = describe(signer);
     const chain = chainReport(signer, pool, o, bestTime);
-    report.chain = { trusted: chain.trusted, path: chain.path, failures: chain.failures };
+    report.chain = { trusted: chain.trusted, path: chain.path, failures: chain.failures, policies: chain.policies };
     if (isDts && report.timestamp) report.timestamp.chain = report.chain;
     problems.push(...chain.failures.map((x) => `chain: ${x}`));
     report.pathCertificates = chain.certs;
@@ -273,7 +348,17 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
       if (report.timestamp?.valid || laterDts) report.level = 'B-T';
       const covered = report.revocation.length > 0 && report.revocation.every((r) => r.status === 'good');
       const inDss = chain.certs.every((c) => dss.certs.some((d) => bytesEqual(d, c)) || isSelfIssued(c));
-      if (report.level === 'B-T' && covered && inDss && dss.vriKeys.has(vriKey(contents))) report.level = 'B-LT';
+      // ETSI EN 319 142-1 §5.4.2: the validation data of B-LT is that of the signature *and* of
+      // its timestamp. The TSA's chain must reach a root from what the document holds (the token's
+      // certificates and the DSS) with embedded revocation data for each certificate below it; a
+      // DSS missing the TSA's certificates stays B-T, as EU DSS judges it ("not LTA, missing certs").
+      const tsaCovered =
+        !report.timestamp ||
+        (tsaPath.length > 0 &&
+          isSelfIssued(tsaPath[tsaPath.length - 1]!) &&
+          tsaPath.every((c) => tsaPool.some((d) => bytesEqual(d, c)) || isSelfIssued(c)) &&
+          revocationOf(tsaPath, dss).every((r) => r.status === 'good'));
+      if (report.level === 'B-T' && covered && inDss && tsaCovered && dss.vriKeys.has(vriKey(contents))) report.level = 'B-LT';
     }
     report.valid = problems.length === 0;
   }
@@ -284,7 +369,8 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
     const lta = reports.some((t) => t.kind === 'document_timestamp' && t.digestValid && t.byteRange && t.byteRange[2] + t.byteRange[3] > sigEnd && dssBefore(t.byteRange[1]));
     if (lta) r.level = 'B-LTA';
   }
-  return { valid: reports.length > 0 && reports.every((r) => r.valid), signatures: reports };
+  const problems = [...reader.damage];
+  return { valid: reports.length > 0 && reports.every((r) => r.valid) && problems.length === 0, signatures: reports, problems };
 }
 
 /**

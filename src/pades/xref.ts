@@ -2,7 +2,9 @@
  * Reads the real cross-reference chain of a PDF (ISO 32000-1 §7.5.4 tables, §7.5.8 streams,
  * §7.5.8.4 hybrid files, §7.5.6 incremental updates): from the last `startxref`, through every
  * `/Prev`, merging newest first. Offsets are taken as written and never reconstructed
- * (CONTRACT: a PDF whose cross-reference data is broken is refused, offsets are not guessed).
+ * (CONTRACT: a PDF whose cross-reference data is broken is refused, offsets are not guessed);
+ * only validation (a reader made with `damage`, _pdf-reader.ts) rebuilds broken data by scanning the
+ * file (_xref-recovery.ts) and name the damage (issue 17).
  * Every count a section claims is checked against the bytes that must hold it before any loop
  * runs, and the entries of one document are capped (issue 15: a 318-byte xref stream claiming
  * 20 million zero-width rows answered a 500 after 1.3 GB).
@@ -10,6 +12,9 @@
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFRawStream } from 'pdf-lib';
 import { PdfInputError } from '../errors/errors';
 import { tooComplex } from './_limits';
+
+/** A document over one of the engine's limits: a 422 naming it, which recovery never turns into a report (for the worker's validation). */
+export { TooComplexError } from './_limits';
 import { DecodeBudget, decodeStreamContents } from './_stream-decode';
 import { latin1, matchKeyword, parseIndirectObjectAt, parseObjectSpan, readUnsigned, skipWhitespace } from './_object-parser';
 

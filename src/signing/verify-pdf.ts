@@ -2,7 +2,8 @@
  * The local validation service behind `POST /v1/pades/verify` and `localsign verify` (issue 12):
  * the trust anchors the operator configured (`--trust FILE`, PEM), the engine's validator
  * (pades/validate.ts, run in a PDF worker) and the report's wire shape (CONTRACT: `{valid, signatures: [{valid, …}]}`
- * in file order). A report, never a signature: nothing is stored and nothing leaves the machine.
+ * in file order, and the document's own `problems`). A report, never a signature: nothing is
+ * stored and nothing leaves the machine.
  */
 import { readFileSync } from 'node:fs';
 import { ConfigurationError } from '../errors/errors';
@@ -64,8 +65,28 @@ function wireSignature(s: SignatureReport): Record<string, unknown> {
   };
 }
 
-export function wireReport(r: ValidationReport): { valid: boolean; signatures: Record<string, unknown>[] } {
-  return { valid: r.valid, signatures: r.signatures.map(wireSignature) };
+/** The report on the wire (`POST /v1/pades/verify`, `verify --json`). */
+export interface WireReport {
+  valid: boolean;
+  signatures: Record<string, unknown>[];
+  /**
+   * What is wrong with the document as a whole, always present (empty for a sound file): damaged
+   * cross-reference data read by scanning the file, or why it cannot be read at all (issue 17;
+   * CONTRACT: "the reason in each signature's problems or a document-level problems").
+   */
+  problems: string[];
+}
+
+export function wireReport(r: ValidationReport): WireReport {
+  return { valid: r.valid, signatures: r.signatures.map(wireSignature), problems: r.problems };
+}
+
+/**
+ * The report of a file that is not a PDF at all (no `%PDF-` header): `verify` prints a report for
+ * every file it could open (issue 17), where the route answers 422 before any work.
+ */
+export function notAPdfReport(reason: string): WireReport {
+  return { valid: false, signatures: [], problems: [reason] };
 }
 
 /** At most this many OCSP, CRL and caIssuers fetches for one document (`verify --online`). */
@@ -74,7 +95,9 @@ const ONLINE_FETCHES_PER_DOCUMENT = 32;
 /**
  * Validates `pdf` (already decoded) against `trustAnchors` at `now`, in a PDF worker (issue 15:
  * the event loop never parses a document; at most `work.limits.verifications` run at once). A PDF
- * the reader refuses is a 422, and so is one over the per-document time or memory limit.
+ * that cannot be fully read is a report saying why (damage repaired by scanning, or no reading at
+ * all: document-tasks.ts); one over the per-document time or memory limit, or an engine limit, is a
+ * 422 naming it.
  * With `online` (asked for, never the default), certificates the document holds no revocation
  * data for are asked about over the network (signing/revocation-client.ts), one fetch at a time
  * and at most ONLINE_FETCHES_PER_DOCUMENT per document (a document names the URLs: it must not
@@ -87,8 +110,9 @@ export async function verifyPdf(
   trustAnchors: Uint8Array[],
   now: Date,
   online?: Omit<RevocationSources, 'now'>,
-): Promise<{ valid: boolean; signatures: Record<string, unknown>[] }> {
+): Promise<WireReport> {
   return work.verification(async () => {
+    // The worker's answer carries the document's problems (DocumentResults['validate']).
     const first = await work.validate(pdf, { trustAnchors, now });
     if (!online) return wireReport(first);
     const fetched = { ocsps: [] as Uint8Array[], crls: [] as Uint8Array[] };
@@ -113,14 +137,15 @@ export async function verifyPdf(
   });
 }
 
-/** One line per signature, for the terminal. */
-export function describeReport(r: { valid: boolean; signatures: Record<string, unknown>[] }): string {
-  const lines = r.signatures.map((s, i) => {
+/** One line per signature, for the terminal; the document's problems first. */
+export function describeReport(r: Omit<WireReport, 'problems'> & { problems?: string[] }): string {
+  const lines = (r.problems ?? []).map((p) => `document: ${p}`);
+  lines.push(...r.signatures.map((s, i) => {
     const signer = (s.signer as { subject?: string } | null)?.subject ?? 'unknown signer';
     const head = `${i + 1}. ${String(s.field)} (${String(s.kind)}${s.level ? `, ${String(s.level)}` : ''}): ${s.valid ? 'VALID' : 'INVALID'} - ${signer}`;
     const problems = (s.problems as string[]).map((p) => `     - ${p}`);
     return [head, ...problems].join('\n');
-  });
-  if (lines.length === 0) lines.push('no signatures');
+  }));
+  if (r.signatures.length === 0) lines.push('no signatures');
   return [...lines, `overall: ${r.valid ? 'VALID' : 'INVALID'}`].join('\n');
 }

@@ -11,6 +11,7 @@ import { refuseCertifyingSigned } from '../pades/signature-field';
 import { finishDocTimestamp, prepareDocTimestamp, type PreparedDocTimestamp } from '../pades/doc-timestamp';
 import type { PadesPrepareInput, PreparedPades, StampSpec } from '../pades/types';
 import { validatePdf, type ValidateOptions, type ValidationReport } from '../pades/validate';
+import { TooComplexError } from '../pades/xref';
 import { loadFilesSync, saveFilesSync } from './large-bytes';
 import type { Posted } from './pool';
 
@@ -46,12 +47,27 @@ export type DocumentResult = DocumentResults[keyof DocumentResults];
  * its maximum size, an array or string too long, a stack too deep: all RangeError) is the
  * document's fault, a 422, never a 500 (issue 15: a 318-byte xref stream answered 500).
  */
-function asDocumentError(error: unknown, task: DocumentTask): unknown {
+function asDocumentError(error: unknown): unknown {
   if (error instanceof LocalsignError) return error;
   if (error instanceof RangeError) return new PdfInputError(`document too complex: ${error.message}`, { cause: error });
-  // Validation reads any document: what its reader cannot take is the document's fault.
-  if (task.op === 'validate') return new PdfInputError(`the PDF cannot be read for validation: ${(error as Error).message}`, { cause: error });
   return error;
+}
+
+/**
+ * Validation of any document, damaged ones included (issue 17; CONTRACT: a `200` report for a PDF
+ * it cannot fully read): its readers recover broken cross-reference data and name the damage as a
+ * problem of the document; a PDF that cannot be read even so is a report of no signatures saying
+ * why. A document over a limit (TooComplexError, a RangeError of an exhausted structure) stays a
+ * refusal, a 422 naming the limit, and so does the pool's time or memory limit.
+ */
+function validateDocument(pdf: Uint8Array, options: ValidateOptions): ValidationReport {
+  const damage: string[] = [];
+  try {
+    return validatePdf(pdf, { ...options, damage });
+  } catch (error) {
+    if (error instanceof TooComplexError || error instanceof RangeError || (error instanceof LocalsignError && !(error instanceof PdfInputError))) throw error;
+    return { valid: false, signatures: [], problems: [...damage, `the PDF cannot be read: ${(error as Error).message}`] };
+  }
 }
 
 async function run(task: DocumentTask): Promise<DocumentResult> {
@@ -71,7 +87,7 @@ async function run(task: DocumentTask): Promise<DocumentResult> {
       return signed;
     }
     case 'validate':
-      return validatePdf(task.pdf, task.options);
+      return validateDocument(task.pdf, task.options);
     case 'add-dss':
       return addDss(task.pdf, task.global, task.vri);
     case 'prepare-doc-timestamp':
@@ -88,6 +104,6 @@ export async function runDocumentTask(posted: PostedDocumentTask): Promise<Poste
     const result = await run(task as DocumentTask);
     return { task: scratch === null ? result : saveFilesSync(result, scratch) };
   } catch (error) {
-    throw asDocumentError(error, task as DocumentTask);
+    throw asDocumentError(error);
   }
 }

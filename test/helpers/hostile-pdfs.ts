@@ -215,7 +215,7 @@ export function deeplyNested(depth = 200_000): Uint8Array {
  * A one-page PDF whose catalog carries `/Many [0 0 0 …]`, an array of `count` numbers: two bytes
  * each in the file, an object each in the reader's heap. 10 million (20 MB) took a PDF worker to
  * its heap limit (growing one array, which would abort a worker thread's whole process:
- * handles.ts). Answer: 422 over the objects a document may have read; a million, under that
+ * handles.ts). Answer: 422 over the objects a document may have read; 900,000, under that
  * count, still outgrow a small heap (the heap-limit test).
  */
 export function hugeArrayInCatalog(count = 10_000_000): Uint8Array {

@@ -53,9 +53,12 @@ export interface EvmResult {
   chain_id: number | null;
 }
 
-/** Per signature in file order; `valid` is the verdict per signature and for the document */
+/** Per signature in file order; `valid` is the verdict per signature and for the document. A PDF that cannot be fully read is still a report: `valid` false, the reason in `problems` */
 export interface VerifyReport {
+  /** Every signature valid, at least one, and no document-level problem */
   valid: boolean;
+  /** What is wrong with the document as a whole, empty for a sound file: damaged cross-reference data (the objects were found by scanning the file, as qpdf and pdfsig do; each signature that could be read is reported), or why it cannot be read at all (then `signatures` is empty) */
+  problems: string[];
   signatures: ({
     valid: boolean;
     field: string;
@@ -81,6 +84,8 @@ export interface VerifyReport {
       trusted?: boolean;
       path?: string[];
       failures?: string[];
+      /** RFC 5280 certificate policies (§6.1.3 d-f) are not processed */
+      policies?: "not checked";
     };
     timestamp?: {
       time?: string | null;

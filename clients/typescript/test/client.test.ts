@@ -114,7 +114,7 @@ describe('@localsign/client against a running service', () => {
     expect(report.signatures).toHaveLength(1);
     expect(report.signatures[0]).toMatchObject({ digest_valid: true, covers_whole_document: true });
     const unsigned = await client.verifyPdf({ pdf: new Uint8Array(await smallPdf('unsigned')) });
-    expect(unsigned).toEqual({ valid: false, signatures: [] });
+    expect(unsigned).toEqual({ valid: false, signatures: [], problems: [] });
   });
 
   it('signs a hash; ethers recovers the address from r, s, v', async () => {

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { defineCommand } from 'citty';
 import { buildConfig } from '../../config/config';
 import { readEnv } from '../../config/env';
-import { InvalidInputError } from '../../errors/errors';
+import { InvalidInputError, PdfInputError } from '../../errors/errors';
 import { escapeStrings } from '../../log/escape';
 import { HttpClient } from '../../net/http-client';
 import { requirePdfHeader } from '../../pades/base64-repair';
-import { describeReport, loadTrustAnchors, verifyPdf } from '../../signing/verify-pdf';
+import { describeReport, loadTrustAnchors, notAPdfReport, verifyPdf, type WireReport } from '../../signing/verify-pdf';
 import { DocumentWork } from '../../workers/document-work';
 import { resolvePdfProcessEntry } from '../../workers/entry';
 import { EXIT_FAILURE, printData } from '../output';
@@ -16,8 +16,22 @@ import { EXIT_FAILURE, printData } from '../output';
 /**
  * `localsign verify FILE.pdf [--json] [--trust FILE] [--online]` (issue 12): the same report as
  * POST /v1/pades/verify, without a running service, offline unless `--online` is asked. Exit 0
- * when every signature is valid, 1 otherwise (the report is printed either way).
+ * when every signature is valid, 1 otherwise (the report is printed either way). Every file it can
+ * open gets a report (issue 17), a damaged PDF, an unreadable one or one that is not a PDF at all:
+ * `valid: false` and the reason in `problems`; only a file it cannot open, and a document over a
+ * limit (the route's 422), end with one red line instead.
  */
+/**
+ * Prints the report: every string of it may come from the document (field names, subjects,
+ * problems quoting it), escaped like the logs before the lines are formatted, so a crafted name
+ * cannot move the cursor and print "overall: VALID" over the real verdict (issue 15). --json
+ * prints the report itself (printData escapes what JSON.stringify leaves raw).
+ */
+function print(json: boolean, report: WireReport): void {
+  printData(json, report, () => describeReport(escapeStrings(report)));
+  if (!report.valid) process.exitCode = EXIT_FAILURE;
+}
+
 export const verifyCommand = defineCommand({
   meta: { name: 'verify', description: 'Check the signatures of a PDF locally: digest, changes after each, chain to --trust anchors, timestamp, embedded revocation, PAdES level; exit 1 unless all are valid' },
   args: {
@@ -35,20 +49,20 @@ export const verifyCommand = defineCommand({
     } catch (e) {
       throw new InvalidInputError(`cannot read ${String(args.file)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
-    requirePdfHeader(pdf, String(args.file));
+    try {
+      requirePdfHeader(pdf, String(args.file));
+    } catch (e) {
+      if (!(e instanceof PdfInputError)) throw e;
+      print(Boolean(args.json), notAPdfReport(e.message));
+      return;
+    }
     const http = args.online ? new HttpClient(config.net) : null;
     // The same PDF worker and limits as the service's verify route (issue 15); a document over
     // 4 MiB reaches the worker through a private temporary folder.
     let scratch: string | null = null;
     const work = DocumentWork.fromConfig(config.documents, resolvePdfProcessEntry(), () => (scratch ??= mkdtempSync(join(tmpdir(), 'localsign-verify-'))));
     try {
-      const report = await verifyPdf(work, pdf, loadTrustAnchors(config.trustFile), new Date(), http ? { http } : undefined);
-      // Every string of the report may come from the document (field names, subjects, problems
-      // quoting it): escaped like the logs before the lines are formatted, so a crafted name
-      // cannot move the cursor and print "overall: VALID" over the real verdict (issue 15).
-      // --json prints the report itself (printData escapes what JSON.stringify leaves raw).
-      printData(Boolean(args.json), report, () => describeReport(escapeStrings(report)));
-      if (!report.valid) process.exitCode = EXIT_FAILURE;
+      print(Boolean(args.json), await verifyPdf(work, pdf, loadTrustAnchors(config.trustFile), new Date(), http ? { http } : undefined));
     } finally {
       await work.close();
       if (scratch) rmSync(scratch, { recursive: true, force: true });

@@ -72,14 +72,21 @@ describe('hostile streams and strings elsewhere', () => {
   it('a 50 MB hex string in the catalog: read as the PDF it is (2.95 GB before)', () => {
     const pdf = hugeHexStringInCatalog(50);
     expect(quickly(() => checkPdfForSigning(pdf, null))).toMatchObject({ pageCount: 1, signatureCount: 0 });
-    expect(quickly(() => validatePdf(pdf, options))).toEqual({ valid: false, signatures: [] });
+    expect(quickly(() => validatePdf(pdf, options))).toEqual({ valid: false, signatures: [], problems: [] });
   });
 
-  it('an array of 3 million numbers in the catalog: refused at the 2,000,000th object, before it fills a heap', () => {
-    const pdf = hugeArrayInCatalog(3_000_000);
-    expect(quickly(() => refusal(() => checkPdf(pdf))).message).toMatch(new RegExp(`^document too complex: more than ${MAX_PARSED_OBJECTS} objects to read \\(at byte \\d+\\)$`));
+  it('an array of 2.5 million numbers in the catalog: refused at the 2,000,000th object, before it fills a heap', () => {
+    const pdf = hugeArrayInCatalog(2_500_000);
+    // Two million objects are parsed before the refusal: within a few seconds even on a loaded machine.
+    const within = <T>(work: () => T): T => {
+      const t0 = performance.now();
+      const out = work();
+      expect(performance.now() - t0).toBeLessThan(5_000);
+      return out;
+    };
+    expect(within(() => refusal(() => checkPdf(pdf))).message).toMatch(new RegExp(`^document too complex: more than ${MAX_PARSED_OBJECTS} objects to read \\(at byte \\d+\\)$`));
     // Counted per document: a reader and the readers of its revisions share the count.
-    expect(quickly(() => refusal(() => validatePdf(pdf, options)))).toBeInstanceOf(TooComplexError);
+    expect(within(() => refusal(() => validatePdf(pdf, options)))).toBeInstanceOf(TooComplexError);
   });
 
   it('a 200 MB hex string in the catalog: refused at once, over the 64 MiB a string may hold (the process died before)', () => {
