@@ -6,7 +6,9 @@
  */
 import { SigningError } from '../errors/errors';
 import type { ValidationData } from '../pades/dss';
+import type { DocumentBytes } from '../store/file-bytes';
 import type { DocumentWork } from '../workers/document-work';
+import { StepFiles } from './step-files';
 import type { HttpClient } from '../net/http-client';
 import { collectValidationData, tokenCertificates, type RevocationSources } from './revocation-client';
 import { fetchTimestampTokenForImprint } from './tsa-client';
@@ -15,8 +17,8 @@ export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
 export const PADES_LEVELS: readonly PadesLevel[] = ['B-B', 'B-T', 'B-LT', 'B-LTA'];
 
 export interface LongTermInput {
-  /** The signed document (B-T). */
-  pdf: Uint8Array;
+  /** The signed document (B-T): bytes, or a PDF worker's file. */
+  pdf: DocumentBytes;
   level: 'B-LT' | 'B-LTA';
   /** Signer first, root last. */
   chain: Uint8Array[];
@@ -31,18 +33,25 @@ export interface LongTermInput {
   local?: RevocationSources['local'];
   /** The PDF workers the updates and the read-back check run in. */
   documentWork: DocumentWork;
+  /** The job's step files: each update's input is let go once the update has made its output. */
+  steps?: StepFiles;
 }
 
-export async function extendToLongTerm(o: LongTermInput): Promise<{ pdf: Uint8Array; validation: ValidationData }> {
+export async function extendToLongTerm(o: LongTermInput): Promise<{ pdf: DocumentBytes; validation: ValidationData }> {
+  const steps = o.steps ?? new StepFiles();
   const src: RevocationSources = { http: o.http, now: o.now, signal: o.signal, local: o.local };
   const validation = await collectValidationData(o.chain, o.timestampToken ? tokenCertificates(o.timestampToken) : [], src);
-  // The signed document moves to the worker for each update (it is not used here after).
-  let pdf = await o.documentWork.addDss(o.pdf, validation, [{ signatureContents: o.signatureContents, ...validation }], o.signal);
+  // Each update is one step in a PDF worker; a large document stays in the workers' files.
+  let pdf = steps.made(await o.documentWork.addDss(o.pdf, validation, [{ signatureContents: o.signatureContents, ...validation }], o.signal));
+  await steps.done(o.pdf);
   if (o.level === 'B-LTA') {
     if (!o.tsaUrl) throw new SigningError('B-LTA needs a timestamp authority for its document timestamp');
     const prepared = await o.documentWork.prepareDocTimestamp(pdf, o.signal);
+    steps.made(prepared.pdf);
+    await steps.done(pdf);
     const token = await fetchTimestampTokenForImprint(o.http, o.tsaUrl, prepared.digest, { signal: o.signal });
-    pdf = await o.documentWork.finishDocTimestamp(prepared, token, o.signal);
+    pdf = steps.made(await o.documentWork.finishDocTimestamp(prepared, token, o.signal));
+    await steps.done(prepared.pdf);
   }
   await checkLevelReached(pdf, o);
   return { pdf, validation };
@@ -53,7 +62,7 @@ export async function extendToLongTerm(o: LongTermInput): Promise<{ pdf: Uint8Ar
  * by the validator, which must find our signature intact at the level asked (the DSS covering its
  * chain, the document timestamp valid), judged against the credential's own root.
  */
-async function checkLevelReached(pdf: Uint8Array, o: LongTermInput): Promise<void> {
+async function checkLevelReached(pdf: DocumentBytes, o: LongTermInput): Promise<void> {
   const report = await o.documentWork.validate(pdf, { trustAnchors: o.chain.slice(-1), now: o.now }, o.signal);
   const ours = report.signatures.filter((s) => s.kind === 'signature').at(-1);
   const last = report.signatures.at(-1);

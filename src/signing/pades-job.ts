@@ -2,6 +2,9 @@ import { SigningError } from '../errors/errors';
 import { algorithmOfCertificate, ecdsaRawToDer } from '../pades/cms';
 import { fillStampText } from '../pades/stamp-text';
 import type { PreparedPades, StampSpec } from '../pades/types';
+import { byteLength, readSlice } from '../store/file-bytes';
+import type { PreparedDocument } from '../workers/document-work';
+import { removeStepFile, StepFiles } from './step-files';
 import type { PreparedRecord } from '../store/document-store';
 import type { RequestEntry } from '../store/request-store';
 import type { CachedDesign } from '../store/catalog-types';
@@ -22,7 +25,7 @@ export function resolveStamp(design: CachedDesign, values: Record<string, string
 }
 
 /** The prepared state as the document store keeps it (for a platform that answers after a restart). */
-function toRecord(prepared: PreparedPades): PreparedRecord {
+function toRecord(prepared: PreparedDocument): PreparedRecord {
   const b64 = (u: Uint8Array) => Buffer.from(u).toString('base64');
   return {
     pdf: prepared.pdf,
@@ -39,7 +42,7 @@ function toRecord(prepared: PreparedPades): PreparedRecord {
   };
 }
 
-function fromRecord(record: PreparedRecord): PreparedPades {
+function fromRecord(record: PreparedRecord): PreparedDocument {
   const m = record.meta as { contentsOffset: number; contentsHexLength: number; byteRange: PreparedPades['byteRange']; signedAttributes: string; digest: string; algorithm: PreparedPades['algorithm']; certificateChain: string[]; warnings?: string[] };
   const bytes = (b64: string) => new Uint8Array(Buffer.from(b64, 'base64'));
   return {
@@ -57,8 +60,9 @@ function fromRecord(record: PreparedRecord): PreparedPades {
 }
 
 /** Prepare step: the input with its field and placeholders, and the digest to sign. */
-async function prepare(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: JobDeps, run: JobRun, certificateChain: Uint8Array[]): Promise<PreparedPades> {
-  const pdf = await deps.documents.readInput(entry.request_id);
+async function prepare(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: JobDeps, run: JobRun, certificateChain: Uint8Array[]): Promise<PreparedDocument> {
+  // A large input goes to the PDF worker as its durable work file: the service does not read it back.
+  const pdf = await deps.documents.inputDocument(entry.request_id);
   if (!pdf) throw new SigningError('the document of this request is no longer on disk; submit it again');
   // The prepared document holds the input as its prefix: a large input is let go from memory
   // (its work file stays until the request is final), so it is not held twice while signing.
@@ -78,7 +82,7 @@ async function prepare(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: Jo
     });
   }
   return deps.documentWork.prepare({
-    pdf: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength),
+    pdf,
     certificateChain,
     signingTime,
     reason: p.reason,
@@ -112,11 +116,16 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
   }
   const certificateChain = credential.certificate_chain.map((c) => new Uint8Array(Buffer.from(c, 'base64')));
   let signatureValue: Uint8Array;
-  let prepared: PreparedPades;
+  let prepared: PreparedDocument;
+  // Large documents move between the steps as files a PDF worker wrote (work/xfer-*.tmp): each is
+  // removed once the next step has made its own, and the last one becomes the result.
+  const steps = new StepFiles();
+  try {
   if (entry.params.engine === 'platform') {
     const kept = run.resumed ? await deps.documents.readPrepared(entry.request_id) : null;
     prepared = kept ? fromRecord(kept) : await prepare(entry, deps, run, certificateChain);
-    if (!kept) await deps.documents.savePrepared(entry.request_id, toRecord(prepared));
+    // Kept for a restart (a worker's file is adopted as the prepared PDF, not copied).
+    if (!kept) prepared = { ...prepared, pdf: await deps.documents.savePrepared(entry.request_id, toRecord(prepared)) };
     signatureValue = await signPadesOnPlatform(deps.platform, {
       requestId: entry.request_id,
       credential,
@@ -130,21 +139,23 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
     if (!credential.chip_key_id) throw new SigningError(`credential ${entry.credential_key} has no key on this machine's chip; run sync`);
     const pin = chipPinOf(entry, run);
     prepared = await prepare(entry, deps, run, certificateChain);
+    steps.made(prepared.pdf);
     const chip = await deps.getChip();
     run.signal.throwIfAborted(); // the request ended meanwhile: sign nothing
     const raw = await chip.signDigest(credential.chip_key_id, prepared.digest, { pin, signal: run.signal });
     signatureValue = algorithmOfCertificate(certificateChain[0]!) === 'p256' ? ecdsaRawToDer(raw) : raw;
   }
   const timestampToken = level !== 'B-B' ? await fetchTimestampToken(deps.http, deps.tsaUrl!, signatureValue, { signal: run.signal }) : null;
-  // The prepared bytes are not needed after this (a platform request's are on disk): they move
-  // to the PDF worker, which signs them in place and reads the signature back.
-  let signed = await deps.documentWork.finish(prepared, signatureValue, timestampToken, run.signal);
+  // The PDF worker signs the prepared document in place and reads the signature back.
+  let signed = steps.made(await deps.documentWork.finish(prepared, signatureValue, timestampToken, run.signal));
+  await steps.done(prepared.pdf);
   if (level === 'B-LT' || level === 'B-LTA') {
+    const contents = await readSlice(signed, prepared.contentsOffset, prepared.contentsHexLength);
     const extended = await extendToLongTerm({
       pdf: signed,
       level,
       chain: certificateChain,
-      signatureContents: signatureContentsAt(signed, prepared.contentsOffset, prepared.contentsHexLength),
+      signatureContents: signatureContentsAt(contents, 0, prepared.contentsHexLength),
       timestampToken,
       tsaUrl: deps.tsaUrl,
       http: deps.http,
@@ -152,17 +163,29 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
       signal: run.signal,
       local: deps.localRevocation,
       documentWork: deps.documentWork,
+      steps,
     });
     signed = extended.pdf;
   }
+  const result = signed;
+  steps.keep(result);
   return {
     result: {
-      bytes: signed.length,
+      bytes: byteLength(result),
       level,
       // CONTRACT: a PAdES result may add `warnings` (a stamp moved to free space, …).
       ...(prepared.warnings.length > 0 ? { warnings: prepared.warnings } : {}),
     },
     digestHex: Buffer.from(prepared.digest).toString('hex'),
-    persist: () => deps.documents.writeResult(entry.request_id, signed),
+    // The result's file is adopted as results/<id>.pdf (synced and renamed, not copied); if that
+    // fails it is removed (work/ is swept of such files at the next start anyway).
+    persist: () => deps.documents.writeResult(entry.request_id, result).catch(async (error: unknown) => {
+      await removeStepFile(result);
+      throw error;
+    }),
   };
+  } catch (error) {
+    await steps.discard();
+    throw error;
+  }
 };

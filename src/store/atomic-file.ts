@@ -119,6 +119,25 @@ export async function writeFileAtomicAsync(path: string, data: Uint8Array): Prom
   }
 }
 
+/**
+ * Makes the complete file `from` (written by another process, not yet synced) the file at `path`,
+ * durably and without copying it: fsync, then rename (the two are in the same config dir). On
+ * failure `from` is left to the caller.
+ */
+export async function adoptFileAtomicAsync(from: string, path: string): Promise<void> {
+  try {
+    const handle = await open(from, 'r+');
+    try {
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    await renameWithRetry(from, path);
+  } catch (error) {
+    throw asStorageError(error, path);
+  }
+}
+
 export function readFileIfExistsAsync(path: string): Promise<Buffer | null> {
   return readNoFollow(path);
 }

@@ -1,7 +1,9 @@
 import { existsSync, readdirSync, unlinkSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
-import { readFileIfExistsAsync, writeFileAtomicAsync } from './atomic-file';
+import { stat } from 'node:fs/promises';
+import { adoptFileAtomicAsync, readFileIfExistsAsync, writeFileAtomicAsync } from './atomic-file';
+import { FILE_MIN_BYTES, isFileBytes, type DocumentBytes, type FileBytes } from './file-bytes';
 import { openNoFollow } from './no-follow';
 
 /**
@@ -15,8 +17,8 @@ const HOLD_IN_MEMORY_MAX = 16 * 1024 * 1024;
 export interface PreparedRecord {
   /** JSON-safe description of the prepared state (offsets, signed attributes, chain, digest). */
   meta: Record<string, unknown>;
-  /** The prepared output PDF (placeholders in place). */
-  pdf: Uint8Array;
+  /** The prepared output PDF (placeholders in place): its bytes, or a file a PDF worker wrote. */
+  pdf: DocumentBytes;
 }
 
 /**
@@ -71,6 +73,25 @@ export class DocumentStore {
     if (held && held.length > HOLD_IN_MEMORY_MAX) this.held.delete(id);
   }
 
+  /**
+   * The input as a PDF worker should get it: the bytes when they are held in memory, else the
+   * durable work file itself, which the worker reads (a large document is not read back into the
+   * service only to be written out again for the worker, issue 15).
+   */
+  async inputDocument(id: string): Promise<DocumentBytes | null> {
+    const held = this.held.get(id);
+    // A large one goes as its work file even while held: the worker would get it in a file anyway.
+    if (held && held.byteLength < FILE_MIN_BYTES) return new Uint8Array(held.buffer, held.byteOffset, held.byteLength);
+    await this.writing.get(id)?.catch(() => undefined);
+    try {
+      const { size } = await stat(this.inputPath(id));
+      return { $file: this.inputPath(id), length: size } satisfies FileBytes;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
   async readInput(id: string): Promise<Buffer | null> {
     const held = this.held.get(id);
     if (held) return held;
@@ -92,19 +113,36 @@ export class DocumentStore {
     return [...ids];
   }
 
-  /** Writes the prepared state: the PDF first, then its description, so a description always has its PDF. */
-  async savePrepared(id: string, record: PreparedRecord): Promise<void> {
+  /**
+   * Writes the prepared state: the PDF first, then its description, so a description always has
+   * its PDF. A PDF in a worker's file is adopted (synced and renamed, not copied). Returns where
+   * the prepared PDF is now.
+   */
+  async savePrepared(id: string, record: PreparedRecord): Promise<DocumentBytes> {
     const paths = this.preparedPaths(id);
-    await writeFileAtomicAsync(paths.pdf, record.pdf);
+    let pdf = record.pdf;
+    if (isFileBytes(pdf)) {
+      await adoptFileAtomicAsync(pdf.$file, paths.pdf);
+      pdf = { $file: paths.pdf, length: pdf.length };
+    } else {
+      await writeFileAtomicAsync(paths.pdf, pdf);
+    }
     await writeFileAtomicAsync(paths.meta, new TextEncoder().encode(JSON.stringify(record.meta)));
+    return pdf;
   }
 
+  /** The prepared state kept for a restart; its PDF as the file it is (a PDF worker reads it). */
   async readPrepared(id: string): Promise<PreparedRecord | null> {
     const paths = this.preparedPaths(id);
     const meta = await readFileIfExistsAsync(paths.meta);
-    const pdf = meta ? await readFileIfExistsAsync(paths.pdf) : null;
-    if (!meta || !pdf) return null;
-    return { meta: JSON.parse(meta.toString('utf8')) as Record<string, unknown>, pdf: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength) };
+    if (!meta) return null;
+    try {
+      const { size } = await stat(paths.pdf);
+      return { meta: JSON.parse(meta.toString('utf8')) as Record<string, unknown>, pdf: { $file: paths.pdf, length: size } };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
   }
 
   /**
@@ -120,8 +158,9 @@ export class DocumentStore {
     for (const p of paths) removeIfPresent(p);
   }
 
-  writeResult(id: string, bytes: Uint8Array): Promise<void> {
-    return writeFileAtomicAsync(this.resultPath(id), bytes);
+  /** The signed result, durably: its bytes written, or the file a PDF worker wrote adopted (not copied). */
+  writeResult(id: string, doc: DocumentBytes): Promise<void> {
+    return isFileBytes(doc) ? adoptFileAtomicAsync(doc.$file, this.resultPath(id)) : writeFileAtomicAsync(this.resultPath(id), doc);
   }
 
   /** The signed result as a stream from disk (never whole in memory), with its size; null if gone. */

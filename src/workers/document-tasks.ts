@@ -99,7 +99,8 @@ async function run(task: DocumentTask): Promise<DocumentResult> {
 
 /** Runs one posted task: its files read first, its large answer written to `scratch`. */
 export async function runDocumentTask(posted: PostedDocumentTask): Promise<Posted<DocumentResult>> {
-  const { scratch, ...task } = posted.scratch === null ? posted : loadFilesSync(posted);
+  // Files are read whichever way the task came: inline too, a large input is its work file.
+  const { scratch, ...task } = loadFilesSync(posted);
   try {
     const result = await run(task as DocumentTask);
     return { task: scratch === null ? result : saveFilesSync(result, scratch) };

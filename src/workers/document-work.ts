@@ -3,6 +3,7 @@ import type { PdfInfo } from '../pades';
 import type { ValidationData, VriEntry } from '../pades/dss';
 import type { PreparedDocTimestamp } from '../pades/doc-timestamp';
 import type { PadesPrepareInput, PreparedPades, StampSpec } from '../pades/types';
+import type { DocumentBytes } from '../store/file-bytes';
 import type { ValidateOptions, ValidationReport } from '../pades/validate';
 import type { DocumentResult, DocumentResults, DocumentTask, PostedDocumentTask } from './document-tasks';
 import type { ProcessEntry } from './entry';
@@ -10,6 +11,13 @@ import { processStarter } from './handles';
 import { fromFiles, removeFiles, toFiles } from './large-bytes';
 import { WorkerPool } from './pool';
 import { Slots } from './slots';
+
+/** A prepare's input with its document as bytes or a file (the work file of a large one). */
+export type PrepareDocument = Omit<PadesPrepareInput, 'pdf'> & { pdf: DocumentBytes };
+/** A prepared signature whose document may wait in the worker's file. */
+export type PreparedDocument = Omit<PreparedPades, 'pdf'> & { pdf: DocumentBytes };
+/** A prepared document timestamp whose document may wait in the worker's file. */
+export type PreparedTimestampDocument = Omit<PreparedDocTimestamp, 'pdf'> & { pdf: DocumentBytes };
 
 export interface DocumentLimits {
   /** PDF worker processes. */
@@ -69,13 +77,18 @@ export class DocumentWork {
     return new DocumentWork(entry, { workers: documents.workers, heapMb: documents.memoryLimitMb, deadlineMs: documents.timeLimitMs, verifications: documents.workers - 1, scratchDir });
   }
 
-  private async call<K extends DocumentTask['op']>(task: Extract<DocumentTask, { op: K }>, signal?: AbortSignal): Promise<DocumentResults[K]> {
-    if (this.inline) return (await this.pool.run({ ...task, scratch: null }, { signal })) as DocumentResults[K];
+  /**
+   * Runs one task. Large documents go to the worker in files (or as the files they already are);
+   * a large answer is read back, unless `keep`: then it stays in the worker's file, which the
+   * caller hands on to the next step or the store (and removes if it does neither).
+   */
+  private async call<K extends DocumentTask['op']>(task: Extract<DocumentTask, { op: K }>, o: { signal?: AbortSignal; keep?: boolean } = {}): Promise<DocumentResults[K]> {
+    if (this.inline) return (await this.pool.run({ ...task, scratch: null } as PostedDocumentTask, { signal: o.signal })) as DocumentResults[K];
     const scratch = this.limits.scratchDir();
     const { value, files } = await toFiles(task as DocumentTask, scratch);
     try {
-      const answer = await this.pool.run({ ...value, scratch }, { signal });
-      return (await fromFiles(answer)) as DocumentResults[K];
+      const answer = await this.pool.run({ ...value, scratch }, { signal: o.signal });
+      return (o.keep ? answer : await fromFiles(answer)) as DocumentResults[K];
     } finally {
       await removeFiles(files);
     }
@@ -86,31 +99,35 @@ export class DocumentWork {
     return this.call({ op: 'sign-check', pdf, stamp, certify });
   }
 
-  prepare(input: PadesPrepareInput, signal?: AbortSignal): Promise<PreparedPades> {
-    return this.call({ op: 'prepare', input }, signal);
+  /**
+   * The signing steps take and give documents as bytes or files: a large one stays in files from
+   * the work file to the result, read by the workers and never by the service (the 100 MB path).
+   */
+  prepare(input: PrepareDocument, signal?: AbortSignal): Promise<PreparedDocument> {
+    return this.call({ op: 'prepare', input: input as PadesPrepareInput }, { signal, keep: true }) as Promise<PreparedDocument>;
   }
 
   /** Finishes and reads the signature back (CONTRACT: verified before DONE). */
-  finish(prepared: PreparedPades, signatureValue: Uint8Array, timestampToken: Uint8Array | null, signal?: AbortSignal): Promise<Uint8Array> {
-    return this.call({ op: 'finish', prepared, signatureValue, timestampToken }, signal);
+  finish(prepared: PreparedDocument, signatureValue: Uint8Array, timestampToken: Uint8Array | null, signal?: AbortSignal): Promise<DocumentBytes> {
+    return this.call({ op: 'finish', prepared: prepared as PreparedPades, signatureValue, timestampToken }, { signal, keep: true });
   }
 
   /** The DSS update of B-LT. */
-  addDss(pdf: Uint8Array, global: ValidationData, vri: VriEntry[], signal?: AbortSignal): Promise<Uint8Array> {
-    return this.call({ op: 'add-dss', pdf, global, vri }, signal);
+  addDss(pdf: DocumentBytes, global: ValidationData, vri: VriEntry[], signal?: AbortSignal): Promise<DocumentBytes> {
+    return this.call({ op: 'add-dss', pdf: pdf as Uint8Array, global, vri }, { signal, keep: true });
   }
 
-  prepareDocTimestamp(pdf: Uint8Array, signal?: AbortSignal): Promise<PreparedDocTimestamp> {
-    return this.call({ op: 'prepare-doc-timestamp', pdf }, signal);
+  prepareDocTimestamp(pdf: DocumentBytes, signal?: AbortSignal): Promise<PreparedTimestampDocument> {
+    return this.call({ op: 'prepare-doc-timestamp', pdf: pdf as Uint8Array }, { signal, keep: true }) as Promise<PreparedTimestampDocument>;
   }
 
-  finishDocTimestamp(prepared: PreparedDocTimestamp, token: Uint8Array, signal?: AbortSignal): Promise<Uint8Array> {
-    return this.call({ op: 'finish-doc-timestamp', prepared, token }, signal);
+  finishDocTimestamp(prepared: PreparedTimestampDocument, token: Uint8Array, signal?: AbortSignal): Promise<DocumentBytes> {
+    return this.call({ op: 'finish-doc-timestamp', prepared: prepared as PreparedDocTimestamp, token }, { signal, keep: true });
   }
 
-  /** Local validation of `pdf`. */
-  validate(pdf: Uint8Array, options: ValidateOptions, signal?: AbortSignal): Promise<ValidationReport> {
-    return this.call({ op: 'validate', pdf, options }, signal);
+  /** Local validation of `pdf` (bytes, or a file: the long-term read-back of a large result). */
+  validate(pdf: DocumentBytes, options: ValidateOptions, signal?: AbortSignal): Promise<ValidationReport> {
+    return this.call({ op: 'validate', pdf: pdf as Uint8Array, options }, { signal });
   }
 
   /** Runs `fn` (one verification, its validations) within the bound on verifications at once. */

@@ -8,15 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { open, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FILE_MIN_BYTES, isFileBytes, type FileBytes } from '../store/file-bytes';
 
-/** Below this, bytes go through the IPC channel. */
-export const FILE_MIN_BYTES = 4 * 1024 * 1024;
+export { FILE_MIN_BYTES };
 
-/** Bytes that wait in a file for the other side (`*.tmp`: removed at the service's start if left). */
-export interface FileBytes {
-  $file: string;
-  length: number;
-}
+export type { FileBytes };
 
 let counter = 0;
 function scratchName(dir: string): string {
@@ -24,9 +20,6 @@ function scratchName(dir: string): string {
   return join(dir, `xfer-${process.pid}-${counter}-${randomBytes(4).toString('hex')}.tmp`);
 }
 
-function isFileBytes(v: unknown): v is FileBytes {
-  return typeof v === 'object' && v !== null && typeof (v as FileBytes).$file === 'string' && typeof (v as FileBytes).length === 'number';
-}
 
 function isPlain(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && (Object.getPrototypeOf(v) === Object.prototype || Array.isArray(v));
@@ -68,7 +61,11 @@ export async function toFiles<T>(value: T, dir: string): Promise<{ value: T; fil
   return { value: out, files };
 }
 
-/** Service side: reads (and removes) the files a worker answered with. */
+/**
+ * Service side: reads (and removes) the files a worker answered with. A large document the
+ * service only hands on (to the next step, or to the store) is better left in its file: see
+ * DocumentWork's `keep`.
+ */
 export async function fromFiles<T>(value: T): Promise<T> {
   const refs: FileBytes[] = [];
   mapFiles(value, (ref) => (refs.push(ref), new Uint8Array(0)));

@@ -64,7 +64,8 @@ async function signBT(p: RevocationPki, certify?: 1 | 2 | 3) {
 async function extend(level: 'B-LT' | 'B-LTA', p = pki) {
   const bt = await signBT(p);
   const out = await extendToLongTerm({ pdf: bt.pdf, level, chain: p.chain, signatureContents: bt.contents, timestampToken: bt.token, tsaUrl: tsa.url, http, now: new Date(), documentWork });
-  return { ...bt, out: out.pdf };
+  // The PDF work runs inline here (tests from source): documents stay bytes, never files.
+  return { ...bt, out: out.pdf as Uint8Array };
 }
 
 describe('B-LT: the DSS after the signature', () => {

@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DocumentStore } from '../../../src/store/document-store';
+import { isFileBytes, type FileBytes } from '../../../src/store/file-bytes';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
 describe('DocumentStore: one owner of a request\'s documents', () => {
@@ -53,10 +54,31 @@ describe('DocumentStore: one owner of a request\'s documents', () => {
     await docs.savePrepared('req_p', { pdf: new TextEncoder().encode('%PDF prepared'), meta: { contentsOffset: 12, digest: 'AAEC' } });
     const again = await new DocumentStore(dirs).readPrepared('req_p');
     expect(again!.meta).toEqual({ contentsOffset: 12, digest: 'AAEC' });
-    expect(Buffer.from(again!.pdf).toString()).toBe('%PDF prepared');
+    // The prepared PDF as its file (a PDF worker reads it; the service does not).
+    expect(isFileBytes(again!.pdf)).toBe(true);
+    const ref = again!.pdf as FileBytes;
+    expect([ref.length, readFileSync(ref.$file, 'utf8')]).toEqual([13, '%PDF prepared']);
     expect(new DocumentStore(dirs).listWork()).toEqual(['req_p']);
     docs.releaseWork('req_p');
     expect(await docs.readPrepared('req_p')).toBeNull();
+  });
+
+  it('adopts a worker\'s file as the prepared PDF and as the result: renamed, not copied', async () => {
+    const docs = new DocumentStore(dirs);
+    const scratch = join(dirs.work, 'xfer-1-1-ab.tmp');
+    writeFileSync(scratch, '%PDF from a worker');
+    const kept = await docs.savePrepared('req_q', { pdf: { $file: scratch, length: 18 }, meta: {} });
+    expect(existsSync(scratch)).toBe(false);
+    expect(readFileSync((kept as FileBytes).$file, 'utf8')).toBe('%PDF from a worker');
+    const signed = join(dirs.work, 'xfer-1-2-cd.tmp');
+    writeFileSync(signed, '%PDF signed by a worker');
+    await docs.writeResult('req_q', { $file: signed, length: 23 });
+    expect(existsSync(signed)).toBe(false);
+    expect(readFileSync(docs.resultPath('req_q'), 'utf8')).toBe('%PDF signed by a worker');
+    // The input as a worker gets it: held bytes while small and in memory, else the work file.
+    await docs.admit('req_q', new TextEncoder().encode('%PDF input'));
+    expect((await docs.inputDocument('req_q')) instanceof Uint8Array).toBe(true);
+    docs.releaseWork('req_q');
   });
 
   it('keeps a signed result until retention forgets the request', async () => {
