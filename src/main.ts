@@ -10,7 +10,7 @@ import { PDF_WORKER_ARG } from './workers/entry';
 const role = isMainThread ? null : (workerData as { role?: string } | null)?.role;
 if (role === 'sign-worker' && parentPort) {
   void Promise.all([import('./workers/pool'), import('./signing/sign-tasks')]).then(([pool, tasks]) =>
-    pool.serveWorker(pool.threadChannel(parentPort!), (task: Parameters<typeof tasks.runSignTask>[0]) => ({ task: tasks.runSignTask(task) })),
+    pool.serveWorker(pool.threadChannel(parentPort!), tasks.runSignTask),
   );
 } else if (isMainThread && process.argv[2] === PDF_WORKER_ARG && process.send) {
   // The engine loads with the first task, so a failure to load it is that task's error.

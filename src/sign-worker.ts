@@ -7,4 +7,4 @@ import { serveWorker, threadChannel } from './workers/pool';
  * the signing code and its curves, so a worker starts in a few milliseconds and holds a few MB,
  * instead of parsing the whole service bundle (issue 10: idle footprint and throughput).
  */
-if (parentPort) serveWorker(threadChannel(parentPort), (task: Parameters<typeof runSignTask>[0]) => ({ task: runSignTask(task) }));
+if (parentPort) serveWorker(threadChannel(parentPort), runSignTask);

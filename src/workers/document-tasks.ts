@@ -13,7 +13,6 @@ import type { PadesPrepareInput, PreparedPades, StampSpec } from '../pades/types
 import { validatePdf, type ValidateOptions, type ValidationReport } from '../pades/validate';
 import { TooComplexError } from '../pades/xref';
 import { loadFilesSync, saveFilesSync } from './large-bytes';
-import type { Posted } from './pool';
 
 /**
  * A task as posted: large byte arrays arrive as files (large-bytes.ts), and `scratch` is where
@@ -98,12 +97,12 @@ async function run(task: DocumentTask): Promise<DocumentResult> {
 }
 
 /** Runs one posted task: its files read first, its large answer written to `scratch`. */
-export async function runDocumentTask(posted: PostedDocumentTask): Promise<Posted<DocumentResult>> {
+export async function runDocumentTask(posted: PostedDocumentTask): Promise<DocumentResult> {
   // Files are read whichever way the task came: inline too, a large input is its work file.
   const { scratch, ...task } = loadFilesSync(posted);
   try {
     const result = await run(task as DocumentTask);
-    return { task: scratch === null ? result : saveFilesSync(result, scratch) };
+    return scratch === null ? result : saveFilesSync(result, scratch);
   } catch (error) {
     throw asDocumentError(error);
   }

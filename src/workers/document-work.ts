@@ -55,7 +55,7 @@ export class DocumentWork {
       workers: limits.workers,
       start: entry ? processStarter(entry, limits.heapMb) : null,
       // Loaded on first use: the engine (pdf-lib, fontkit) is not part of start-up.
-      inline: async (task) => (await (await import('./document-tasks')).runDocumentTask(task)).task,
+      inline: async (task) => (await import('./document-tasks')).runDocumentTask(task),
       // One task at a time per worker: a task over a limit ends its worker, and nothing else
       // should be waiting inside it (tasks posted behind it would be posted again, but late).
       depth: 1,

@@ -32,7 +32,7 @@ export interface WorkerEvents {
 
 /** A running worker, whichever kind. */
 export interface WorkerHandle {
-  post(message: unknown, transfer?: ArrayBuffer[]): void;
+  post(message: unknown): void;
   /** A worker with work keeps the process alive (a CLI `verify` waits for it); an idle one does not. */
   ref(): void;
   unref(): void;
@@ -50,7 +50,7 @@ export function threadStarter(entry: NonNullable<WorkerEntry>, role: string): St
     worker.on('error', (error: Error) => events.gone({ message: error.message.split('\n')[0]!.slice(0, 200), cause: error }));
     worker.on('exit', (code) => events.gone({ message: `exit code ${code}` }));
     return {
-      post: (m, transfer) => worker.postMessage(m, transfer ?? []),
+      post: (m) => worker.postMessage(m),
       ref: () => worker.ref(),
       unref: () => worker.unref(),
       terminate: () => void worker.terminate(),

@@ -30,14 +30,8 @@ export interface PoolOptions<T, R> {
   limits?: PoolLimits;
 }
 
-/** A task and what to move rather than copy across the thread boundary (large buffers). */
-export interface Posted<T> {
-  task: T;
-  transfer?: ArrayBuffer[];
-}
-
 interface Job<T, R> {
-  posted: Posted<T>;
+  task: T;
   resolve: (v: R) => void;
   reject: (e: unknown) => void;
   signal?: AbortSignal;
@@ -187,7 +181,7 @@ export class WorkerPool<T, R> {
    * Runs a task. An aborted `signal` takes a task that has not started out of the queue (it
    * never runs); one already running ends its worker, so its work really stops.
    */
-  run(task: T, o: { transfer?: ArrayBuffer[]; signal?: AbortSignal } = {}): Promise<R> {
+  run(task: T, o: { signal?: AbortSignal } = {}): Promise<R> {
     if (o.signal?.aborted) return Promise.reject(o.signal.reason);
     if (!this.options.start) {
       try {
@@ -198,7 +192,7 @@ export class WorkerPool<T, R> {
     }
     if (this.closed) return Promise.reject(new LocalsignError('internal', 'the service is stopping; try again', { type: 'signing' }));
     return new Promise<R>((resolve, reject) => {
-      const job: Job<T, R> = { posted: { task, transfer: o.transfer }, resolve, reject, signal: o.signal };
+      const job: Job<T, R> = { task, resolve, reject, signal: o.signal };
       if (o.signal) {
         const signal = o.signal;
         const onAbort = () => this.cancel(job, signal.reason);
@@ -248,7 +242,7 @@ export class WorkerPool<T, R> {
       slot.idle = null;
       slot.inFlight.push(job);
       slot.worker.ref();
-      slot.worker.post(job.posted.task, job.posted.transfer);
+      slot.worker.post(job.task);
       if (slot.inFlight.length === 1) this.armDeadline(slot);
     }
   }
@@ -290,11 +284,11 @@ export const READY = { ready: 'localsign-worker' } as const;
 /** Where a worker hears its tasks and answers: a thread's parent port, or a child process's IPC channel. */
 export interface TaskChannel {
   onTask(listener: (task: unknown) => void): void;
-  answer(message: unknown, transfer?: ArrayBuffer[]): void;
+  answer(message: unknown): void;
 }
 
 export function threadChannel(port: MessagePort): TaskChannel {
-  return { onTask: (listener) => void port.on('message', listener), answer: (m, transfer) => port.postMessage(m, transfer ?? []) };
+  return { onTask: (listener) => void port.on('message', listener), answer: (m) => port.postMessage(m) };
 }
 
 /** A child process's IPC channel; the process ends when its parent goes (the channel closes). */
@@ -311,25 +305,21 @@ export function processChannel(proc: NodeJS.Process): TaskChannel {
 }
 
 /**
- * Body of a worker: answer each task, in order, with what `run` gives. An answer may name buffers
- * to move back rather than copy (`transfer`, threads only).
+ * Body of a worker: answer each task, in order, with what `run` gives.
  */
-export function serveWorker<T, R>(port: TaskChannel, run: (task: T) => Posted<R> | Promise<Posted<R>>, o: { retireAboveMb?: number } = {}): void {
+export function serveWorker<T, R>(port: TaskChannel, run: (task: T) => R | Promise<R>, o: { retireAboveMb?: number } = {}): void {
   // One at a time and in order: the pool matches answers to tasks by order.
   let chain = Promise.resolve();
   port.onTask((task) => {
     chain = chain.then(async () => {
       let answer: WorkerAnswer<R>;
-      let transfer: ArrayBuffer[] = [];
       try {
-        const out = await run(task as T);
-        answer = { ok: true, value: out.task };
-        transfer = out.transfer ?? [];
+        answer = { ok: true, value: await run(task as T) };
       } catch (error) {
         answer = { ok: false, error: errorToWorker(error) };
       }
       if (o.retireAboveMb !== undefined && process.memoryUsage.rss() > o.retireAboveMb * 1024 * 1024) answer.retire = true;
-      port.answer(answer, transfer);
+      port.answer(answer);
     });
   });
 }
