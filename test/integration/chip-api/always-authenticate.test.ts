@@ -10,23 +10,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recoverAddress, Signature } from 'ethers';
-import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, runCli } from '../../helpers/cli';
 import { runPdfsig } from '../../helpers/pdf-tools';
 import { PKCS11_SPY, spyEnv, spySequence } from '../../helpers/pkcs11-spy';
-import { authed, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
+import { authed, waitForResult, type ServiceProcess } from '../../helpers/service-process';
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../../helpers/softhsm';
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { filesContaining } from '../cli/_cli-expect';
-
-interface Credential {
-  credential_key: string;
-  type: string;
-  name: string;
-  address?: string;
-  pin_per_signature?: boolean;
-}
+import { initChip, newWrapper, onePagePdfBase64, startWithChip, type ChipCredential } from './_chip-service';
 
 describe('a token whose keys want the PIN for every signature', () => {
   const home = makeTmpHome();
@@ -38,7 +30,7 @@ describe('a token whose keys want the PIN for every signature', () => {
   let token: SoftHsmToken;
   let service: ServiceProcess;
   let call: ReturnType<typeof authed>;
-  let credentials: Credential[];
+  let credentials: ChipCredential[];
   let pdfBase64: string;
 
   beforeAll(async () => {
@@ -46,15 +38,9 @@ describe('a token whose keys want the PIN for every signature', () => {
     writeFileSync(pinFile, token.pin, { mode: 0o600 });
     const env = { SOFTHSM2_CONF: token.conf, ...spyEnv(SOFTHSM_MODULE, spyLog) };
     // The chip module is the spy, which passes every call on to SoftHSM2 and logs it.
-    const init = runCli(['init', '--embedded', '--chip-module', PKCS11_SPY, '--chip-token', token.label, '--chip-pin-file', pinFile, '--json'], { home: home.home, env });
-    expect(init.status, init.stderr).toBe(0);
-    const wrapper = parseJson<{ key: string; secret: string }>(runCli(['wrapper:create', '--json'], { home: home.home }));
-    service = await startServiceProcess({ home: home.home, env });
-    call = authed(service.url, wrapper);
-    credentials = ((await (await call('/v1/credentials')).json()) as { credentials: Credential[] }).credentials;
-    const doc = await PDFDocument.create();
-    doc.addPage([300, 300]);
-    pdfBase64 = Buffer.from(await doc.save()).toString('base64');
+    initChip(home.home, PKCS11_SPY, ['--chip-token', token.label, '--chip-pin-file', pinFile], env);
+    ({ service, call, credentials } = await startWithChip(home.home, newWrapper(home.home), env));
+    pdfBase64 = await onePagePdfBase64();
   });
   afterAll(async () => {
     await service?.stop();

@@ -5,10 +5,10 @@
  * restart and no operator act.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, runCli } from '../../helpers/cli';
-import { authed, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
+import { type authed, waitForResult, type ServiceProcess } from '../../helpers/service-process';
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../../helpers/softhsm';
 import { makeTmpHome } from '../../helpers/tmp-home';
+import { initChip, newWrapper, startWithChip, type ChipCredential } from './_chip-service';
 
 describe('a card pulled out and put back while the service runs', () => {
   const home = makeTmpHome();
@@ -20,13 +20,10 @@ describe('a card pulled out and put back while the service runs', () => {
   beforeAll(async () => {
     token = await createSoftHsmToken({ label: 'comes-and-goes' });
     const env = { SOFTHSM2_CONF: token.conf, LOCALSIGN_CHIP_PIN: token.pin };
-    const init = runCli(['init', '--embedded', '--chip-module', SOFTHSM_MODULE, '--chip-token', token.label, '--chip-pin-env', 'LOCALSIGN_CHIP_PIN', '--json'], { home: home.home, env });
-    expect(init.status, init.stderr).toBe(0);
-    const wrapper = parseJson<{ key: string; secret: string }>(runCli(['wrapper:create', '--json'], { home: home.home }));
-    service = await startServiceProcess({ home: home.home, env });
-    call = authed(service.url, wrapper);
-    const list = (await (await call('/v1/credentials')).json()) as { credentials: { credential_key: string; type: string }[] };
-    wallet = list.credentials.find((c) => c.type === 'evm')!.credential_key;
+    initChip(home.home, SOFTHSM_MODULE, ['--chip-token', token.label, '--chip-pin-env', 'LOCALSIGN_CHIP_PIN'], env);
+    let credentials: ChipCredential[];
+    ({ service, call, credentials } = await startWithChip(home.home, newWrapper(home.home), env));
+    wallet = credentials.find((c) => c.type === 'evm')!.credential_key;
   });
   afterAll(async () => {
     await service?.stop();

@@ -8,20 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recoverAddress, Signature } from 'ethers';
-import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, runCli } from '../../helpers/cli';
 import { buildPinpadShim, clearKeypad, NEVER, pinpadEnv, shimLog, type } from '../../helpers/pinpad-shim';
-import { authed, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
+import { type authed, waitForResult, type ServiceProcess } from '../../helpers/service-process';
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../../helpers/softhsm';
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { filesContaining } from '../cli/_cli-expect';
-
-interface Credential {
-  credential_key: string;
-  type: string;
-  address?: string;
-}
+import { initChip, newWrapper, onePagePdfBase64, startWithChip, type ChipCredential } from './_chip-service';
 
 describe('a reader with a PIN pad', () => {
   const home = makeTmpHome();
@@ -31,23 +24,17 @@ describe('a reader with a PIN pad', () => {
   let token: SoftHsmToken;
   let service: ServiceProcess;
   let call: ReturnType<typeof authed>;
-  let credentials: Credential[];
+  let credentials: ChipCredential[];
   let pdfBase64: string;
 
   beforeAll(async () => {
     const shim = buildPinpadShim();
     token = await createSoftHsmToken({ label: 'pad-card', alwaysAuth: true });
     const env = { SOFTHSM2_CONF: token.conf, ...pinpadEnv(SOFTHSM_MODULE, keypad, log) };
-    const init = runCli(['init', '--embedded', '--chip-module', shim, '--chip-token', token.label, '--chip-pin-pad', '--json'], { home: home.home, env });
-    expect(init.status, init.stderr).toBe(0);
-    const wrapper = parseJson<{ key: string; secret: string }>(runCli(['wrapper:create', '--json'], { home: home.home }));
+    initChip(home.home, shim, ['--chip-token', token.label, '--chip-pin-pad'], env);
     // A short request timeout: the person who never types is given up on after it.
-    service = await startServiceProcess({ home: home.home, env, args: ['--request-timeout', '4'] });
-    call = authed(service.url, wrapper);
-    credentials = ((await (await call('/v1/credentials')).json()) as { credentials: Credential[] }).credentials;
-    const doc = await PDFDocument.create();
-    doc.addPage([300, 300]);
-    pdfBase64 = Buffer.from(await doc.save()).toString('base64');
+    ({ service, call, credentials } = await startWithChip(home.home, newWrapper(home.home), env, ['--request-timeout', '4']));
+    pdfBase64 = await onePagePdfBase64();
   }, 120_000);
   afterAll(async () => {
     await service?.stop();

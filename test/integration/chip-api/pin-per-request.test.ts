@@ -10,22 +10,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recoverAddress, Signature } from 'ethers';
-import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, runCli } from '../../helpers/cli';
 import { PKCS11_SPY, spyEnv, spySequence } from '../../helpers/pkcs11-spy';
-import { authed, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
+import { type authed, waitForResult, type ServiceProcess } from '../../helpers/service-process';
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../../helpers/softhsm';
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { filesContaining } from '../cli/_cli-expect';
-
-interface Credential {
-  credential_key: string;
-  type: string;
-  name: string;
-  address?: string;
-  pin_per_request?: boolean;
-}
+import { initChip, newWrapper, onePagePdfBase64, startWithChip, type ChipCredential } from './_chip-service';
 
 describe('a chip that takes its PIN from each request', () => {
   const home = makeTmpHome();
@@ -35,15 +26,14 @@ describe('a chip that takes its PIN from each request', () => {
   let service: ServiceProcess;
   let call: ReturnType<typeof authed>;
   let wrapper: { key: string; secret: string };
-  let credentials: Credential[];
+  let credentials: ChipCredential[];
   let pdfBase64: string;
   let env: NodeJS.ProcessEnv;
   const answers: string[] = [];
   const outputs: string[] = [];
 
   const start = async (extra: NodeJS.ProcessEnv = {}) => {
-    service = await startServiceProcess({ home: home.home, env: { ...env, ...extra } });
-    call = authed(service.url, wrapper);
+    ({ service, call, credentials } = await startWithChip(home.home, wrapper, { ...env, ...extra }));
   };
   const stop = async () => {
     await service.stop();
@@ -53,14 +43,10 @@ describe('a chip that takes its PIN from each request', () => {
   beforeAll(async () => {
     token = await createSoftHsmToken({ label: 'eid-card', alwaysAuth: true });
     env = { SOFTHSM2_CONF: token.conf, ...spyEnv(SOFTHSM_MODULE, spyLog) };
-    const init = runCli(['init', '--embedded', '--chip-module', PKCS11_SPY, '--chip-token', token.label, '--chip-pin-per-request', '--json'], { home: home.home, env });
-    expect(init.status, init.stderr).toBe(0);
-    wrapper = parseJson<{ key: string; secret: string }>(runCli(['wrapper:create', '--json'], { home: home.home }));
+    initChip(home.home, PKCS11_SPY, ['--chip-token', token.label, '--chip-pin-per-request'], env);
+    wrapper = newWrapper(home.home);
     await start();
-    credentials = ((await (await call('/v1/credentials')).json()) as { credentials: Credential[] }).credentials;
-    const doc = await PDFDocument.create();
-    doc.addPage([300, 300]);
-    pdfBase64 = Buffer.from(await doc.save()).toString('base64');
+    pdfBase64 = await onePagePdfBase64();
   });
   afterAll(async () => {
     await service?.stop();

@@ -5,38 +5,26 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, runCli } from '../../helpers/cli';
-import { authed, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
+import { type authed, waitForResult, type ServiceProcess } from '../../helpers/service-process';
 import { createSoftHsmTokens, type SoftHsmTokenSet } from '../../helpers/softhsm';
 import { makeTmpHome } from '../../helpers/tmp-home';
-
-interface Credential {
-  credential_key: string;
-  type: string;
-  name: string;
-}
+import { initChip, newWrapper, startWithChip, type ChipCredential } from './_chip-service';
 
 describe('two cards on one module', () => {
   const home = makeTmpHome();
   let set: SoftHsmTokenSet;
   let service: ServiceProcess;
   let call: ReturnType<typeof authed>;
-  let credentials: Credential[];
+  let credentials: ChipCredential[];
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
     set = await createSoftHsmTokens(['card-a', 'card-b']);
     // Each card its own PIN, each read from its own variable.
     env = { SOFTHSM2_CONF: set.conf, PIN_A: set.token('card-a').pin, PIN_B: set.token('card-b').pin };
-    const init = runCli(
-      ['init', '--embedded', '--chip-module', set.modulePath, '--chip-token', 'card-a', '--chip-token', 'card-b', '--chip-pin-env', 'PIN_A', '--chip-pin-env', 'PIN_B', '--json'],
-      { home: home.home, env },
-    );
-    expect(init.status, init.stderr).toBe(0);
-    expect(parseJson(init)).toMatchObject({ paired: true, chip: 'pkcs11', credentials: 6 });
-    const wrapper = parseJson<{ key: string; secret: string }>(runCli(['wrapper:create', '--json'], { home: home.home }));
-    service = await startServiceProcess({ home: home.home, env });
-    call = authed(service.url, wrapper);
-    credentials = ((await (await call('/v1/credentials')).json()) as { credentials: Credential[] }).credentials;
+    const init = initChip(home.home, set.modulePath, ['--chip-token', 'card-a', '--chip-token', 'card-b', '--chip-pin-env', 'PIN_A', '--chip-pin-env', 'PIN_B'], env);
+    expect(init).toMatchObject({ paired: true, chip: 'pkcs11', credentials: 6 });
+    ({ service, call, credentials } = await startWithChip(home.home, newWrapper(home.home), env));
   }, 120_000);
   afterAll(async () => {
     await service?.stop();
@@ -45,7 +33,7 @@ describe('two cards on one module', () => {
   });
 
   const walletOf = (card: string) => credentials.find((c) => c.type === 'evm' && c.name.startsWith(`${card}: `))!;
-  const signWith = async (c: Credential, n: number) => {
+  const signWith = async (c: ChipCredential, n: number) => {
     const res = await call('/v1/blockchain/sign', { method: 'POST', body: JSON.stringify({ tx_hash: '0x' + n.toString(16).padStart(2, '0').repeat(32), credential_key: c.credential_key }) });
     expect(res.status).toBe(202);
     return waitForResult(call, ((await res.json()) as { request_id: string }).request_id);
