@@ -126,8 +126,13 @@ function text(v: unknown): string | null {
   return `${head.decodeText().slice(0, MAX_TEXT)}…`;
 }
 
-/** The signature dictionaries of the AcroForm, each once with every field naming it, in file order. */
-function listSignatures(reader: PdfReader, catalog: PDFDict): Found[] {
+/**
+ * The signature dictionaries of the AcroForm, each once with every field naming it, in file order.
+ * A field whose value cannot be read is named in `unreadable` (a problem of the document: a
+ * signature that is there but cannot be judged is never silently left out), and a value over one
+ * of the engine's limits refuses the document like any other (issue 15).
+ */
+function listSignatures(reader: PdfReader, catalog: PDFDict, unreadable: string[]): Found[] {
   const bySig = new Map<PDFDict, Found>();
   const acroForm = reader.getDict(catalog, 'AcroForm');
   forEachField(reader, acroForm && reader.getArray(acroForm, 'Fields'), (field, type, fieldRef) => {
@@ -135,7 +140,9 @@ function listSignatures(reader: PdfReader, catalog: PDFDict): Found[] {
     let sig;
     try {
       sig = reader.get(field, 'V');
-    } catch {
+    } catch (e) {
+      if (e instanceof TooComplexError) throw e;
+      unreadable.push(`signature field ${text(reader.get(field, 'T')) ?? '(unnamed)'}: its value cannot be read (${(e as Error).message})`);
       return;
     }
     if (!(sig instanceof PDFDict)) return;
@@ -264,7 +271,8 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
   const dss = readDssData(reader, catalog);
   const permission = docMdpPermission(reader, catalog);
   const certifier = reader.getDict(catalog, 'Perms')?.get(PDFName.of('DocMDP'));
-  const found = listSignatures(reader, catalog);
+  const unreadable: string[] = [];
+  const found = listSignatures(reader, catalog, unreadable);
   const reports: SignatureReport[] = [];
   for (const f of found) {
     const problems: string[] = [];
@@ -369,7 +377,7 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
     const lta = reports.some((t) => t.kind === 'document_timestamp' && t.digestValid && t.byteRange && t.byteRange[2] + t.byteRange[3] > sigEnd && dssBefore(t.byteRange[1]));
     if (lta) r.level = 'B-LTA';
   }
-  const problems = [...reader.damage];
+  const problems = [...reader.damage, ...unreadable];
   return { valid: reports.length > 0 && reports.every((r) => r.valid) && problems.length === 0, signatures: reports, problems };
 }
 
