@@ -5,8 +5,11 @@
  * stays as it was (a signature over them stays intact). An update may also list entries that
  * point anywhere (`redirect`) or free objects (`free`): what an attacker's update does. Test-only.
  */
-import { PDFArray, PDFDict, PDFName, PDFRef } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFName, PDFRef, PDFString } from 'pdf-lib';
+import { newObjectsAfter } from '../../src/pades/_new-objects';
 import { PdfReader } from '../../src/pades/_pdf-reader';
+import { writeIncrementalUpdate } from '../../src/pades/incremental-writer';
+import { findPage } from '../../src/pades/signature-field';
 
 /** An object body: the text between `N 0 obj` and `endobj`, or a stream from its dictionary text and data. */
 export type Body = string | { dict: string; data: Buffer | string };
@@ -124,4 +127,18 @@ export function addToList(pdf: Uint8Array, start: number | 'catalog', path: stri
   if (!(node instanceof PDFArray)) throw new Error(`/${path.join('/')} is not an array`);
   for (const num of added) node.push(PDFRef.of(num));
   return [[holder, reader.getObject(PDFRef.of(holder))!.toString()]];
+}
+
+/** An incremental update by our writer adding a text annotation to the first page (ISO 32000-1 §12.5.6.4). */
+export function addAnnotation(pdf: Uint8Array): Uint8Array {
+  const reader = new PdfReader(pdf);
+  const { context, created } = newObjectsAfter(reader);
+  const page = findPage(reader, reader.catalog().dict, 'first');
+  const note = context.register(context.obj({ Type: 'Annot', Subtype: 'Text', Rect: [10, 10, 30, 30], Contents: PDFString.of('a later note') }));
+  const annots = reader.resolve(page.dict.get(PDFName.of('Annots')));
+  const list = PDFArray.withContext(context);
+  for (const a of annots instanceof PDFArray ? annots.asArray() : []) list.push(a);
+  list.push(note);
+  page.dict.set(PDFName.of('Annots'), list);
+  return writeIncrementalUpdate(pdf, reader.xref, [{ ref: page.ref, object: page.dict }, ...created()]).bytes;
 }

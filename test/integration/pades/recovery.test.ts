@@ -8,15 +8,11 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PDFArray, PDFName, PDFString } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PdfReader } from '../../../src/pades/_pdf-reader';
-import { newObjectsAfter } from '../../../src/pades/_new-objects';
 import { addDss } from '../../../src/pades/dss';
-import { writeIncrementalUpdate } from '../../../src/pades/incremental-writer';
-import { findPage } from '../../../src/pades/signature-field';
 import { parseJson, runCliAsync } from '../../helpers/cli';
 import { CORPUS_DIR, signWithEngine } from '../../helpers/pdf-corpus';
+import { addAnnotation } from '../../helpers/pdf-revisions';
 import { runPdfsig, runTool } from '../../helpers/pdf-tools';
 import { authed, initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';
@@ -71,18 +67,9 @@ function prevZero(pdf: Uint8Array): Uint8Array {
   return bytes(t.slice(0, at) + `/Prev 0${' '.repeat(m[1]!.length - 1)}` + t.slice(at + m[0].length));
 }
 
-/** An update adding a text annotation to the first page (§12.5.6.4), whose table then lists every object `shift` bytes off. */
+/** `addAnnotation`'s update, whose table then lists every object `shift` bytes off. */
 function annotationWithWrongOffsets(pdf: Uint8Array, shift: number): Uint8Array {
-  const reader = new PdfReader(pdf);
-  const { context, created } = newObjectsAfter(reader);
-  const page = findPage(reader, reader.catalog().dict, 'first');
-  const note = context.register(context.obj({ Type: 'Annot', Subtype: 'Text', Rect: [10, 10, 30, 30], Contents: PDFString.of('a later note') }));
-  const annots = reader.resolve(page.dict.get(PDFName.of('Annots')));
-  const list = PDFArray.withContext(context);
-  for (const a of annots instanceof PDFArray ? annots.asArray() : []) list.push(a);
-  list.push(note);
-  page.dict.set(PDFName.of('Annots'), list);
-  const updated = text(writeIncrementalUpdate(pdf, reader.xref, [{ ref: page.ref, object: page.dict }, ...created()]).bytes);
+  const updated = text(addAnnotation(pdf));
   const table = updated.lastIndexOf('\nxref\n');
   const tail = updated.slice(table).replace(/^(\d{10}) (\d{5}) n/gm, (line, off: string, gen: string) => (Number(off) === 0 ? line : `${String(Number(off) + shift).padStart(10, '0')} ${gen} n`));
   return bytes(updated.slice(0, table) + tail);

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDFArray, PDFDict, PDFName, PDFRef, PDFString } from 'pdf-lib';
+import { PDFDict, PDFName, PDFRef } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PdfReader } from '../../../src/pades/_pdf-reader';
 import { newObjectsAfter } from '../../../src/pades/_new-objects';
@@ -17,6 +17,7 @@ import { findPage } from '../../../src/pades/signature-field';
 import { validatePdf } from '../../../src/pades/validate';
 import { parseJson, runCliAsync } from '../../helpers/cli';
 import { listCorpus, signWithEngine } from '../../helpers/pdf-corpus';
+import { addAnnotation } from '../../helpers/pdf-revisions';
 import { runPdfsig } from '../../helpers/pdf-tools';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';
 
@@ -89,20 +90,6 @@ describe('localsign verify agrees with pdfsig on the corpus', () => {
     expect(report.signatures.at(-1)!.digest_valid).toBe(false);
   });
 });
-
-/** An incremental update adding a text annotation to the first page (ISO 32000-1 §12.5.6.4). */
-function addAnnotation(pdf: Uint8Array): Uint8Array {
-  const reader = new PdfReader(pdf);
-  const { context, created } = newObjectsAfter(reader);
-  const page = findPage(reader, reader.catalog().dict, 'first');
-  const note = context.register(context.obj({ Type: 'Annot', Subtype: 'Text', Rect: [10, 10, 30, 30], Contents: PDFString.of('a later note') }));
-  const annots = reader.resolve(page.dict.get(PDFName.of('Annots')));
-  const list = PDFArray.withContext(context);
-  for (const a of annots instanceof PDFArray ? annots.asArray() : []) list.push(a);
-  list.push(note);
-  page.dict.set(PDFName.of('Annots'), list);
-  return writeIncrementalUpdate(pdf, reader.xref, [{ ref: page.ref, object: page.dict }, ...created()]).bytes;
-}
 
 /** An incremental update replacing the first page's content: a change no permission allows. */
 function changeContent(pdf: Uint8Array): Uint8Array {
