@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { createServer } from 'node:net';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -14,61 +14,6 @@ export async function freePort() {
   const { port } = server.address();
   await new Promise((r) => server.close(r));
   return port;
-}
-
-/** VmRSS / VmHWM of a process, MiB (Linux /proc). */
-export function memoryMiB(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)[1]);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-}
-
-/** The process and every process below it (the service and its PDF worker processes). */
-function tree(pid) {
-  const parents = new Map();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      /* ended */
-    }
-  }
-  const out = [pid];
-  for (let i = 0; i < out.length; i++) for (const [child, parent] of parents) if (parent === out[i]) out.push(child);
-  return out;
-}
-
-/** VmRSS of the service with its PDF workers, MiB: what the machine gives the service. */
-export function treeRssMiB(pid) {
-  let total = 0;
-  for (const p of tree(pid)) {
-    try {
-      total += memoryMiB(p).rss;
-    } catch {
-      /* ended */
-    }
-  }
-  return total;
-}
-
-/**
- * Samples treeRssMiB every 20 ms until `stop()`, which gives the peak: the service's own VmHWM
- * with its workers' resident memory at the sample where the sum was highest (a PDF worker that
- * read a large document retires after it, taking its own VmHWM with it).
- */
-export function sampleTreePeak(pid) {
-  let peak = treeRssMiB(pid);
-  const timer = setInterval(() => {
-    peak = Math.max(peak, treeRssMiB(pid));
-  }, 20);
-  return {
-    stop() {
-      clearInterval(timer);
-      return Math.max(peak, memoryMiB(pid).peak);
-    },
-  };
 }
 
 /** utime + stime of a process in seconds (USER_HZ 100). */

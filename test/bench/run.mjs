@@ -10,7 +10,8 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pdfOfSize, smallPdf, writeP12 } from './_inputs.mjs';
-import { client, cpuSeconds, longPoll, memoryMiB, percentile, sampleTreePeak, treeRssMiB, plainPoll, sleep, startService, sustain } from './_service.mjs';
+import { memoryMiB, sampleTreePeak, treeRssMiB } from '../helpers/process-memory.mjs';
+import { client, cpuSeconds, longPoll, percentile, plainPoll, sleep, startService, sustain } from './_service.mjs';
 
 const ROOT = resolve(new URL('.', import.meta.url).pathname, '../..');
 // BENCH_PROFILE=DIR: every service process writes a V8 CPU profile there (node --cpu-prof).

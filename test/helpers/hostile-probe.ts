@@ -6,7 +6,8 @@
  * (reset first: `clear_refs` 5), and the sum over the service and its children sampled every
  * 20 ms (a worker killed at its limit takes its own VmHWM with it).
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { sampleTreePeak, treeRssMiB } from './process-memory.mjs';
 import type { ServiceProcess } from './service-process';
 
 export interface ProbeResult {
@@ -26,38 +27,6 @@ export interface ProbeResult {
   peakMb: number;
   /** The service process is still running and answers /health afterwards. */
   alive: boolean;
-}
-
-function statusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!m) throw new Error(`no ${field} in /proc/${pid}/status`);
-  return Number(m[1]) / 1024;
-}
-
-/** Resident memory of `pid` and every process below it, MiB (0 for one that ended meanwhile). */
-function treeRssMb(pid: number): number {
-  const parents = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      // Field 4 of /proc/PID/stat, after the parenthesised command (which may hold spaces).
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      /* ended */
-    }
-  }
-  let total = 0;
-  const visit = (p: number) => {
-    try {
-      total += statusMb(p, 'VmRSS');
-    } catch {
-      /* ended */
-    }
-    for (const [child, parent] of parents) if (parent === p) visit(child);
-  };
-  visit(pid);
-  return total;
 }
 
 async function timedHealth(url: string): Promise<number | null> {
@@ -84,13 +53,10 @@ export async function probe(
   const pid = service.child.pid!;
   // Linux ≥ 4.0: writing 5 resets the peak resident set size (VmHWM) to the current one.
   writeFileSync(`/proc/${pid}/clear_refs`, '5');
-  const rssBeforeMb = treeRssMb(pid);
+  const rssBeforeMb = treeRssMiB(pid);
   const latencies: (number | null)[] = [];
   let polling = true;
-  let treePeak = rssBeforeMb;
-  const sampler = setInterval(() => {
-    treePeak = Math.max(treePeak, treeRssMb(pid));
-  }, 20);
+  const sampler = sampleTreePeak(pid);
   const poller = (async () => {
     while (polling) {
       const started = performance.now();
@@ -102,6 +68,7 @@ export async function probe(
   let status = 0;
   let body: Record<string, unknown> = {};
   let final: Record<string, unknown> | null = null;
+  let peak = Number.NaN;
   try {
     const res = await send();
     status = res.status;
@@ -118,12 +85,11 @@ export async function probe(
     }
   } finally {
     polling = false;
-    clearInterval(sampler);
+    peak = sampler.stop();
     await poller;
   }
   const answeredMs = performance.now() - t0;
   const alive = service.child.exitCode === null && service.child.signalCode === null && (await timedHealth(service.url)) !== null;
-  const peakMb = alive ? Math.max(treePeak, statusMb(pid, 'VmHWM')) : Number.NaN;
   const answered = latencies.filter((l): l is number => l !== null);
   return {
     status,
@@ -134,7 +100,7 @@ export async function probe(
     healthMissed: latencies.length - answered.length,
     healthCount: latencies.length,
     rssBeforeMb,
-    peakMb,
+    peakMb: alive ? peak : Number.NaN,
     alive,
   };
 }

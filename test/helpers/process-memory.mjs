@@ -1,0 +1,68 @@
+// Resident memory of a process and the processes below it, read from outside (Linux /proc): what
+// the machine gives the service with its PDF worker processes. Plain JavaScript so that both
+// `npm run bench` (node, no TypeScript) and the vitest helpers use the one reading.
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** VmRSS / VmHWM of a process, MiB. */
+export function memoryMiB(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name) => {
+    const m = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status);
+    if (!m) throw new Error(`no ${name} in /proc/${pid}/status`);
+    return Number(m[1]);
+  };
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+/** The process and every process below it (field 4 of /proc/PID/stat, after the parenthesised command). */
+function tree(pid) {
+  const parents = new Map();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      /* ended */
+    }
+  }
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) for (const [child, parent] of parents) if (parent === out[i]) out.push(child);
+  return out;
+}
+
+/** VmRSS of `pid` with every process below it, MiB (a process that ended meanwhile counts 0). */
+export function treeRssMiB(pid) {
+  let total = 0;
+  for (const p of tree(pid)) {
+    try {
+      total += memoryMiB(p).rss;
+    } catch {
+      /* ended */
+    }
+  }
+  return total;
+}
+
+/**
+ * Samples treeRssMiB every 20 ms until `stop()`, which gives the peak: the process's own VmHWM
+ * or the tree's resident memory at the sample where the sum was highest, whichever is larger (a
+ * PDF worker that read a large document, or was killed at its limit, takes its VmHWM with it).
+ */
+export function sampleTreePeak(pid) {
+  let peak = treeRssMiB(pid);
+  const timer = setInterval(() => {
+    peak = Math.max(peak, treeRssMiB(pid));
+  }, 20);
+  return {
+    /** The peak, MiB; NaN when the process itself has ended (its VmHWM went with it). */
+    stop() {
+      clearInterval(timer);
+      try {
+        return Math.max(peak, memoryMiB(pid).peak);
+      } catch {
+        return Number.NaN;
+      }
+    },
+  };
+}
