@@ -18,7 +18,7 @@
  * index passed off as whole.
  */
 import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFRef, PDFString, PDFHexString, type PDFObject } from 'pdf-lib';
-import { TooComplexError } from './_limits';
+import { unlessDamaged } from './_limits';
 import type { PdfReader } from './_pdf-reader';
 
 export type Role =
@@ -98,27 +98,18 @@ function isStructural(target: PDFObject | undefined): boolean {
 
 /** A field's kid: another field when it has a partial name (§12.7.3.1), else one of its widgets. */
 function kidRole(reader: PdfReader, v: PDFObject): Role {
-  const d = safeResolve(reader, v);
+  const d = unlessDamaged(() => reader.resolve(v));
   return d instanceof PDFDict && !d.has(PDFName.of('T')) && name(d, 'Subtype') === 'Widget' ? 'widget' : 'field';
 }
 
 function annotRole(reader: PdfReader, v: PDFObject): Role {
-  const d = safeResolve(reader, v);
+  const d = unlessDamaged(() => reader.resolve(v));
   return d instanceof PDFDict && name(d, 'Subtype') === 'Widget' ? 'widget' : 'annotation';
 }
 
 function pageTreeRole(reader: PdfReader, v: PDFObject): Role {
-  const d = safeResolve(reader, v);
+  const d = unlessDamaged(() => reader.resolve(v));
   return d instanceof PDFDict && (name(d, 'Type') === 'Pages' || d.has(PDFName.of('Kids'))) ? 'page-tree' : 'page';
-}
-
-function safeResolve(reader: PdfReader, v: PDFObject | undefined): PDFObject | undefined {
-  try {
-    return reader.resolve(v);
-  } catch (e) {
-    if (e instanceof TooComplexError) throw e;
-    return undefined;
-  }
 }
 
 /** Keys that only point back or across (parents, pages, popups, struct element owners): never ownership. */
@@ -164,7 +155,7 @@ export function indexUsages(reader: PdfReader): Map<number, Usage[]> {
     const { role, owner } = step;
     if (value instanceof PDFRef) {
       const num = value.objectNumber;
-      const target = safeResolve(reader, value);
+      const target = unlessDamaged(() => reader.resolve(value));
       if (!step.owning && role !== 'catalog' && isStructural(target)) continue;
       const list = usages.get(num) ?? [];
       if (!list.some((u) => u.role === role && u.owner === owner)) {

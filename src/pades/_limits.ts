@@ -12,6 +12,26 @@ export function tooComplex(what: string, cause?: unknown): TooComplexError {
 }
 
 /**
+ * A limit reached, ours (TooComplexError) or V8's (RangeError: a Map over its maximum size, an
+ * array or string too long, a stack too deep; refuseRangeErrors turns it into ours). Code that
+ * reports a broken part of a damaged document and goes on lets these through: a refusal is never
+ * taken for damage.
+ */
+export function isLimit(e: unknown): boolean {
+  return e instanceof TooComplexError || e instanceof RangeError;
+}
+
+/** `read()`, or undefined when it fails for any reason but a limit (isLimit), which passes through. */
+export function unlessDamaged<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (e) {
+    if (isLimit(e)) throw e;
+    return undefined;
+  }
+}
+
+/**
  * Runs `read` and turns a RangeError escaping it into tooComplex: V8 throws one when a document
  * drives a structure past its limits (Map size, array or string length, call stack depth), and
  * that is the document's fault, never the service's (the probe's /W [0 0 0] answered a 500).

@@ -14,7 +14,7 @@
  */
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef } from 'pdf-lib';
 import { PdfInputError } from '../errors/errors';
-import { TooComplexError } from './_limits';
+import { unlessDamaged } from './_limits';
 import { countParsedObjects, isPdfWhitespace, parseIndirectObjectAt, parseObjectSpan, readUnsigned, skipWhitespace, type IndirectObject } from './_object-parser';
 import { decodeStreamContents } from './_stream-decode';
 import { reserveEntries, type XrefChain, type XrefEntry, type XrefScope } from './xref';
@@ -189,14 +189,10 @@ export class XrefRecovery {
   objectAt(offset: number): IndirectObject | null {
     const known = this.scope.objects.get(offset);
     if (known) return { objectNumber: known.objectNumber, generation: 0, object: known.object, end: known.end };
-    try {
-      const parsed = parseIndirectObjectAt(this.whole, offset, this.context);
-      if (parsed) this.scope.objects.set(offset, { object: parsed.object, objectNumber: parsed.objectNumber, end: parsed.end });
-      return parsed;
-    } catch (e) {
-      if (e instanceof TooComplexError || e instanceof RangeError) throw e;
-      return null;
-    }
+    const parsed = unlessDamaged(() => parseIndirectObjectAt(this.whole, offset, this.context));
+    if (!parsed) return null;
+    this.scope.objects.set(offset, { object: parsed.object, objectNumber: parsed.objectNumber, end: parsed.end });
+    return parsed;
   }
 
   /** Header indexes (into scan.headers, by three) of each object number, in file order; made on first need. */
@@ -273,13 +269,8 @@ export class XrefRecovery {
       const count = n instanceof PDFNumber ? n.asNumber() : -1;
       const firstAt = first instanceof PDFNumber ? first.asNumber() : -1;
       if (!Number.isSafeInteger(count) || count < 0 || !Number.isSafeInteger(firstAt) || firstAt < 0) continue;
-      let data: Uint8Array;
-      try {
-        data = this.decode(stream);
-      } catch (e) {
-        if (e instanceof TooComplexError) throw e;
-        continue;
-      }
+      const data = unlessDamaged(() => this.decode(stream));
+      if (!data) continue;
       // §7.5.7: N pairs of integers before /First, each at least two digits and a separator.
       if (firstAt > data.length || count * 4 > firstAt + 1) continue;
       reserveEntries(this.scope, count, `object stream ${parsed!.objectNumber} found scanning the file`);
@@ -351,12 +342,8 @@ export class XrefRecovery {
       if (x < 0 || (t >= 0 && trailers[t]! > named.XRef[x]!)) {
         const at = trailers[t--]!;
         if (at >= end) continue;
-        try {
-          dict = parseObjectSpan(this.whole.subarray(0, end), skipWhitespace(this.whole, at), context).object;
-        } catch (e) {
-          if (e instanceof TooComplexError || e instanceof RangeError) throw e;
-          continue;
-        }
+        dict = unlessDamaged(() => parseObjectSpan(this.whole.subarray(0, end), skipWhitespace(this.whole, at), context).object);
+        if (!dict) continue;
       } else {
         const at = named.XRef[x--]!;
         if (at >= end) continue;

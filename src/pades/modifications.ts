@@ -34,7 +34,7 @@
  */
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFObject } from 'pdf-lib';
 import { indexUsages, WalkTooLarge, type Usage } from './_diff-walk';
-import { TooComplexError } from './_limits';
+import { isLimit, unlessDamaged } from './_limits';
 import { sameValue } from './_pdf-equal';
 import { PdfReader } from './_pdf-reader';
 import type { XrefEntry } from './xref';
@@ -252,21 +252,11 @@ class RevisionDiff {
   }
 
   private read(reader: PdfReader, num: number): PDFObject | undefined {
-    try {
-      return reader.getObject(PDFRef.of(num, reader.generationOf(num)));
-    } catch (e) {
-      if (e instanceof TooComplexError) throw e;
-      return undefined;
-    }
+    return unlessDamaged(() => reader.getObject(PDFRef.of(num, reader.generationOf(num))));
   }
 
   private resolve(reader: PdfReader, v: PDFObject | undefined): PDFObject | undefined {
-    try {
-      return reader.resolve(v);
-    } catch (e) {
-      if (e instanceof TooComplexError) throw e;
-      return undefined;
-    }
+    return unlessDamaged(() => reader.resolve(v));
   }
 
   run(): { level: Level; lines: string[] } {
@@ -282,7 +272,7 @@ class RevisionDiff {
       try {
         v = this.judge(change);
       } catch (e) {
-        if (e instanceof TooComplexError) throw e;
+        if (isLimit(e)) throw e;
         v = verdict(4, `object ${change.num} changed and cannot be read: ${(e as Error).message}`);
       }
       if (v.level > level) level = v.level;
@@ -705,7 +695,7 @@ export class ChangeAnalysis {
     try {
       old = cur.revision(revisionEnd);
     } catch (e) {
-      if (e instanceof TooComplexError) throw e;
+      if (isLimit(e)) throw e;
       return listed(4, [`the signed revision cannot be read on its own: ${(e as Error).message}`]);
     }
     if (this.usages === undefined) {

@@ -18,7 +18,7 @@ import { bytesEqual } from '../der/der';
 import { buildPath, isSelfIssued, subjectOf } from '../pki/chain';
 import { describeCertificate, type CertificateDescription } from '../pki/describe-certificate';
 import { decodeHexDigits } from './_hex';
-import { refuseRangeErrors, tooComplex, TooComplexError } from './_limits';
+import { isLimit, refuseRangeErrors, tooComplex, unlessDamaged } from './_limits';
 import { PdfReader } from './_pdf-reader';
 import { contentsSpan, type ContentsSpan } from './_signature-span';
 import type { ByteRange } from './byterange';
@@ -141,7 +141,7 @@ function listSignatures(reader: PdfReader, catalog: PDFDict, unreadable: string[
     try {
       sig = reader.get(field, 'V');
     } catch (e) {
-      if (e instanceof TooComplexError) throw e;
+      if (isLimit(e)) throw e;
       unreadable.push(`signature field ${text(reader.get(field, 'T')) ?? '(unnamed)'}: its value cannot be read (${(e as Error).message})`);
       return;
     }
@@ -207,14 +207,12 @@ function contentsOf(pdf: Uint8Array, reader: PdfReader, f: Found, problems: stri
  */
 function unbound(reader: PdfReader, f: Found, br: ByteRange, span: ContentsSpan): string {
   const tail = 'the signature is not bound to its field';
-  try {
+  const signed = unlessDamaged(() => {
     const revision = reader.revision(br[2] + br[3]);
-    const signed = contentsSpan(revision.pdf, revision.xref.entries, reader.context, f.sigRef, f.fieldRef);
-    if (typeof signed !== 'string' && signed.start === br[1] && signed.end === br[2]) {
-      return `the signature dictionary (object ${span.objectNumber}) was written again after it was signed: the /ByteRange skips the /Contents of its signed copy at byte ${signed.offset}, not of the one at byte ${span.offset}; ${tail}`;
-    }
-  } catch (e) {
-    if (e instanceof TooComplexError) throw e;
+    return contentsSpan(revision.pdf, revision.xref.entries, reader.context, f.sigRef, f.fieldRef);
+  });
+  if (signed && typeof signed !== 'string' && signed.start === br[1] && signed.end === br[2]) {
+    return `the signature dictionary (object ${span.objectNumber}) was written again after it was signed: the /ByteRange skips the /Contents of its signed copy at byte ${signed.offset}, not of the one at byte ${span.offset}; ${tail}`;
   }
   return `the /ByteRange skips bytes ${br[1]} to ${br[2]}, not this signature dictionary's own /Contents (bytes ${span.start} to ${span.end} of object ${span.objectNumber}): ${tail}`;
 }
@@ -293,7 +291,7 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
     try {
       report.modifications = analysis.analyse(end);
     } catch (e) {
-      if (e instanceof TooComplexError) throw e;
+      if (isLimit(e)) throw e;
       report.modifications = { level: 'other', changes: [`the changes after it cannot be read: ${(e as Error).message}`], changesTotal: 1 };
     }
     report.docMdp.allowed = changesAllowed(report.modifications.level, permission);
@@ -392,15 +390,13 @@ function dssBeforeOf(reader: PdfReader): (offset: number) => boolean {
     if (answer === undefined) {
       const pdf = reader.pdf;
       const last = Buffer.from(pdf.buffer, pdf.byteOffset, Math.min(offset, pdf.length)).lastIndexOf('%%EOF', undefined, 'latin1');
-      answer = false;
-      if (last >= 0) {
-        try {
+      answer =
+        last >= 0 &&
+        (unlessDamaged(() => {
           const revision = reader.revision(last + 5);
-          answer = revision.getDict(revision.catalog().dict, 'DSS') !== undefined;
-        } catch (e) {
-          if (e instanceof TooComplexError) throw e;
-        }
-      }
+          return revision.getDict(revision.catalog().dict, 'DSS') !== undefined;
+        }) ??
+          false);
       known.set(offset, answer);
     }
     return answer;

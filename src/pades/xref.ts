@@ -13,8 +13,8 @@ import { PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFRawStream } from 
 import { PdfInputError } from '../errors/errors';
 import { tooComplex } from './_limits';
 
-/** A document over one of the engine's limits: a 422 naming it, which recovery never turns into a report (for the worker's validation). */
-export { TooComplexError } from './_limits';
+/** A document over one of the engine's limits: a 422 naming it, which recovery never turns into a report (isLimit: the worker's validation tells it from damage). */
+export { isLimit, tooComplex, TooComplexError } from './_limits';
 import { DecodeBudget, decodeStreamContents } from './_stream-decode';
 import { latin1, matchKeyword, parseIndirectObjectAt, parseObjectSpan, readUnsigned, skipWhitespace } from './_object-parser';
 

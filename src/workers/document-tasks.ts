@@ -11,7 +11,7 @@ import { refuseCertifyingSigned } from '../pades/signature-field';
 import { finishDocTimestamp, prepareDocTimestamp, type PreparedDocTimestamp } from '../pades/doc-timestamp';
 import type { PadesPrepareInput, PreparedPades, StampSpec } from '../pades/types';
 import { validatePdf, type ValidateOptions, type ValidationReport } from '../pades/validate';
-import { TooComplexError } from '../pades/xref';
+import { isLimit, tooComplex } from '../pades/xref';
 import { loadFilesSync, saveFilesSync } from './large-bytes';
 
 /**
@@ -48,7 +48,7 @@ export type DocumentResult = DocumentResults[keyof DocumentResults];
  */
 function asDocumentError(error: unknown): unknown {
   if (error instanceof LocalsignError) return error;
-  if (error instanceof RangeError) return new PdfInputError(`document too complex: ${error.message}`, { cause: error });
+  if (error instanceof RangeError) return tooComplex(error.message, error);
   return error;
 }
 
@@ -64,7 +64,7 @@ function validateDocument(pdf: Uint8Array, options: ValidateOptions): Validation
   try {
     return validatePdf(pdf, { ...options, damage });
   } catch (error) {
-    if (error instanceof TooComplexError || error instanceof RangeError || (error instanceof LocalsignError && !(error instanceof PdfInputError))) throw error;
+    if (isLimit(error) || (error instanceof LocalsignError && !(error instanceof PdfInputError))) throw error;
     return { valid: false, signatures: [], problems: [...damage, `the PDF cannot be read: ${(error as Error).message}`] };
   }
 }

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PdfInputError } from '../../../src/errors/errors';
-import { refuseRangeErrors, TooComplexError } from '../../../src/pades/_limits';
+import { refuseRangeErrors, tooComplex, TooComplexError, unlessDamaged } from '../../../src/pades/_limits';
 import { PdfReader } from '../../../src/pades/_pdf-reader';
 import { MAX_PARSED_OBJECTS, MAX_STRING_BYTES } from '../../../src/pades/_object-parser';
 import { ChangeAnalysis, MAX_CHANGES_LISTED } from '../../../src/pades/modifications';
@@ -126,6 +126,14 @@ describe('hostile streams and strings elsewhere', () => {
     expect(() => refuseRangeErrors(() => new Array(-1))).toThrow('document too complex: Invalid array length');
     expect(() => refuseRangeErrors(() => { throw new TypeError('not mine'); })).toThrow(TypeError);
     expect(refuseRangeErrors(() => 42)).toBe(42);
+  });
+
+  it('unlessDamaged: damage reads as undefined, a limit (ours or V8\'s) is never taken for damage', () => {
+    expect(unlessDamaged(() => { throw new PdfInputError('object 7 is cut off'); })).toBeUndefined();
+    expect(unlessDamaged(() => { throw new TypeError('a broken dictionary'); })).toBeUndefined();
+    expect(() => unlessDamaged(() => { throw tooComplex('over a limit'); })).toThrow('document too complex: over a limit');
+    expect(() => unlessDamaged(() => new Array(-1))).toThrow(RangeError);
+    expect(unlessDamaged(() => 42)).toBe(42);
   });
 });
 
