@@ -3,7 +3,10 @@
 // `npm run bench` (node, no TypeScript) and the vitest helpers use the one reading.
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** VmRSS / VmHWM of a process, MiB. */
+/**
+ * VmRSS / VmHWM of a process, and of the resident memory the anonymous part (heaps, stacks) and
+ * the file-backed part (pages of the program's files, which the kernel may drop), MiB.
+ */
 export function memoryMiB(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (name) => {
@@ -11,7 +14,7 @@ export function memoryMiB(pid) {
     if (!m) throw new Error(`no ${name} in /proc/${pid}/status`);
     return Number(m[1]);
   };
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024, anon: kb('RssAnon') / 1024, file: kb('RssFile') / 1024 };
 }
 
 /** The process and every process below it (field 4 of /proc/PID/stat, after the parenthesised command). */
