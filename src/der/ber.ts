@@ -11,7 +11,7 @@
  * nobody asks about is skipped by its length, and the end of each indefinite-length element is
  * found once (remembered by offset), so a parse is linear in what it reads.
  */
-import { concat, compareDer, DerError, type Der } from './der';
+import { concat, compareDer, DerError, TAG, type Der } from './der';
 
 /** Levels of nesting a parse may enter. A CMS with a signature timestamp token nests under 30. */
 export const MAX_BER_DEPTH = 64;
@@ -217,6 +217,16 @@ export function berEncodingLength(buf: Uint8Array, limits: BerLimits = DEFAULT_L
     if (e instanceof DerError) return null;
     throw e;
   }
+}
+
+/**
+ * The SEQUENCE at the start of `buf` without the bytes after it (a PDF's /Contents is zero-padded
+ * after its CMS; an indefinite length ends at its end-of-contents, §8.1.3.6), or `buf` as it is
+ * when no SEQUENCE reads there: the CMS reader then says what is wrong with it.
+ */
+export function leadingSequence(buf: Uint8Array, limits: BerLimits = DEFAULT_LIMITS): Uint8Array {
+  if (buf[0] !== TAG.SEQUENCE) return buf;
+  return buf.subarray(0, berEncodingLength(buf, limits) ?? buf.length);
 }
 
 /**

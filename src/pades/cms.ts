@@ -1,16 +1,16 @@
 /**
  * CMS SignedData for PAdES (SubFilter ETSI.CAdES.detached, ETSI EN 319 142-1 §5.1 / §6.3 baseline B-B,
  * CAdES per ETSI EN 319 122-1). Built by hand on DER: node-forge's PKCS#7 signer is RSA-only and cannot
- * carry ESS signing-certificate-v2. Pure: hashing and signature checks only, no I/O.
+ * carry ESS signing-certificate-v2. Pure: hashing and signature checks only, no I/O. Checked, ours
+ * as any other, by cms-check.ts (verifyCmsSignature).
  */
-import { createHash, verify as cryptoVerify, X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { SigningError } from '../errors/errors';
 import {
-  bytesEqual, children, concat, ctx, decodeOid, DerError, derNull, expectTag, oid, octets, readDerExact,
-  seq, setOf, TAG, tlv, uint, unsignedIntegerContent, type Der,
+  bytesEqual, children, concat, ctx, DerError, derNull, expectTag, oid, octets, readDerExact,
+  seq, setOf, TAG, tlv, uint, unsignedIntegerContent,
 } from '../der/der';
 import { readCertificate, readSpkiAlgorithm } from '../der/certificate-fields';
-import { findSignerCertificate, parseSignedData, readAttributes } from '../der/cms-fields';
 import { KEY_TYPE_NAMES, OID } from '../der/oids';
 import type { SignatureAlgorithm } from './types';
 
@@ -208,80 +208,4 @@ export function estimateCmsSize(chain: Uint8Array[], algorithm: SignatureAlgorit
 function maxEcdsaDer(): Uint8Array {
   const big = new Uint8Array(32).fill(0xff);
   return seq(tlv(TAG.INTEGER, unsignedIntegerContent(big)), tlv(TAG.INTEGER, unsignedIntegerContent(big)));
-}
-
-
-function fail(message: string, cause?: unknown): never {
-  throw new SigningError(`CMS check failed: ${message}`, cause === undefined ? undefined : { cause });
-}
-
-/** Checks a detached CAdES signature as we build it (RFC 5652 §5.4, §5.6; RFC 5035 §5.4). */
-export function verifyCmsSignature(
-  cms: Uint8Array,
-  documentDigest: Uint8Array,
-): { signerCertificate: Uint8Array; signedAttributes: Uint8Array; signatureValue: Uint8Array; timestampToken: Uint8Array | null } {
-  let sd;
-  try {
-    sd = parseSignedData(cms);
-  } catch (e) {
-    fail(`not a CMS SignedData: ${(e as Error).message}`, e);
-  }
-  if (sd.content !== null) fail('the signature is not detached (eContent present)');
-  if (sd.signerInfos.length !== 1) fail(`expected one SignerInfo, found ${sd.signerInfos.length}`);
-  const si = sd.signerInfos[0]!;
-  if (si.digestAlgorithm !== OID.sha256) fail(`digest algorithm ${si.digestAlgorithm} is not SHA-256`);
-  const signerCertificate = findSignerCertificate(sd.certificates, si);
-  if (!signerCertificate) fail('the signer certificate (issuer and serial of the SignerInfo) is not in the certificates');
-  if (!si.signedAttrs) fail('SignerInfo has no signed attributes');
-  const signedAttributes = concat([Uint8Array.of(TAG.SET), si.signedAttrs.raw.subarray(1)]);
-  let attrs;
-  try {
-    attrs = readAttributes(readDerExact(signedAttributes));
-  } catch (e) {
-    fail(`signed attributes unreadable: ${(e as Error).message}`, e);
-  }
-  const ct = attrs.get(OID.contentType)?.[0];
-  if (!ct || ct.tag !== TAG.OID || decodeOid(ct.content) !== OID.data) fail('content-type attribute is missing or not id-data');
-  const md = attrs.get(OID.messageDigest)?.[0];
-  if (!md || md.tag !== TAG.OCTET_STRING) fail('message-digest attribute is missing');
-  if (!bytesEqual(md.content, documentDigest)) fail('message-digest attribute does not match the document digest');
-  checkSigningCertificateV2(attrs.get(OID.signingCertificateV2)?.[0], signerCertificate);
-  const algorithm = algorithmOfCertificate(signerCertificate);
-  const expectedAlg: string[] = algorithm === 'rsa' ? [OID.rsaEncryption, OID.sha256WithRSA] : [OID.ecdsaWithSha256];
-  if (!expectedAlg.includes(si.signatureAlgorithm)) fail(`signature algorithm ${si.signatureAlgorithm} does not fit the ${algorithm} key`);
-  let ok = false;
-  try {
-    ok = cryptoVerify('sha256', signedAttributes, publicKeyOfCertificate(signerCertificate), si.signature);
-  } catch (e) {
-    fail(`signature could not be checked: ${(e as Error).message}`, e);
-  }
-  if (!ok) fail('the signature value does not verify over the signed attributes with the signer certificate key');
-  let timestampToken: Uint8Array | null = null;
-  if (si.unsignedAttrs) {
-    try {
-      timestampToken = readAttributes(si.unsignedAttrs).get(OID.signatureTimeStampToken)?.[0]?.raw ?? null;
-    } catch (e) {
-      fail(`unsigned attributes unreadable: ${(e as Error).message}`, e);
-    }
-  }
-  return { signerCertificate, signedAttributes, signatureValue: si.signature, timestampToken };
-}
-
-function checkSigningCertificateV2(value: Der | undefined, cert: Uint8Array): void {
-  if (!value) fail('ESS signing-certificate-v2 attribute is missing');
-  try {
-    const certs = children(expectTag(children(expectTag(value, TAG.SEQUENCE, 'SigningCertificateV2'))[0], TAG.SEQUENCE, 'certs'));
-    const id = children(expectTag(certs[0], TAG.SEQUENCE, 'ESSCertIDv2'));
-    let i = 0;
-    if (id[0]?.tag === TAG.SEQUENCE) {
-      const alg = decodeOid(expectTag(children(id[0])[0], TAG.OID, 'hashAlgorithm').content);
-      if (alg !== OID.sha256) fail(`ESS certHash algorithm ${alg} is not SHA-256`);
-      i = 1;
-    }
-    const hash = expectTag(id[i], TAG.OCTET_STRING, 'certHash').content;
-    if (!bytesEqual(hash, sha256Chunks([cert]))) fail('ESS signing-certificate-v2 certHash does not match the signer certificate');
-  } catch (e) {
-    if (e instanceof SigningError) throw e;
-    fail(`ESS signing-certificate-v2 unreadable: ${(e as Error).message}`, e);
-  }
 }

@@ -6,11 +6,11 @@
 import { createHash } from 'node:crypto';
 import { PlatformError } from '../errors/errors';
 import {
-  bool, bytesEqual, children, decodeOid, derNull, expectTag, integerValue, oid, octets, readDer, readDerExact,
-  seq, TAG, toHex, uint,
+  bool, bytesEqual, children, derNull, expectTag, integerValue, oid, octets, readDerExact, seq, TAG, toHex, uint, type Der,
 } from '../der/der';
 import { parseSignedData } from '../der/cms-fields';
 import { OID } from '../der/oids';
+import { readTstInfo } from '../der/tst-info';
 
 /** RFC 3161 §2.4.2 PKIStatus values. */
 const STATUS_NAMES = ['granted', 'grantedWithMods', 'rejection', 'waiting', 'revocationWarning', 'revocationNotification'];
@@ -47,7 +47,7 @@ function failureInfo(bits: Uint8Array | undefined): string {
   return names.length ? ` (failInfo: ${names.join(', ')})` : '';
 }
 
-function freeText(node: ReturnType<typeof readDer> | undefined): string {
+function freeText(node: Der | undefined): string {
   if (!node || node.tag !== TAG.SEQUENCE) return '';
   const texts = children(node).map((t) => Buffer.from(t.content).toString('utf8'));
   return texts.length ? `: ${texts.join('; ')}` : '';
@@ -81,26 +81,18 @@ export function parseTimestampResponse(der: Uint8Array, expected: { imprint: Uin
   return Uint8Array.from(token.raw);
 }
 
-/** RFC 3161 §2.4.2: TSTInfo { version, policy, messageImprint, serialNumber, genTime, accuracy?, ordering?, nonce?, … }. */
+/** RFC 3161 §2.4.2: a token whose TSTInfo (der/tst-info.ts) covers `expected.imprint` with SHA-256 and echoes the nonce. */
 function checkToken(token: Uint8Array, expected: { imprint: Uint8Array; nonce: bigint }): void {
   const sd = parseSignedData(token);
   if (sd.contentType !== OID.tstInfo || !sd.content) {
     throw new PlatformError(`timestamp token does not hold a TSTInfo (content type ${sd.contentType})`);
   }
-  const tst = children(expectTag(readDerExact(sd.content), TAG.SEQUENCE, 'TSTInfo'));
-  const [hashAlg, hashed] = children(expectTag(tst[2], TAG.SEQUENCE, 'messageImprint'));
-  const alg = decodeOid(expectTag(children(expectTag(hashAlg, TAG.SEQUENCE, 'hashAlgorithm'))[0], TAG.OID, 'hash OID').content);
-  if (alg !== OID.sha256) throw new PlatformError(`timestamp token imprint uses ${alg}, not SHA-256`);
-  const imprint = expectTag(hashed, TAG.OCTET_STRING, 'hashedMessage').content;
-  if (!bytesEqual(imprint, expected.imprint)) {
-    throw new PlatformError(`timestamp token covers another value (imprint ${toHex(imprint)}, expected ${toHex(expected.imprint)})`);
+  const tst = readTstInfo(sd.content);
+  if (tst.hashAlgorithm !== OID.sha256) throw new PlatformError(`timestamp token imprint uses ${tst.hashAlgorithm}, not SHA-256`);
+  if (!bytesEqual(tst.hashedMessage, expected.imprint)) {
+    throw new PlatformError(`timestamp token covers another value (imprint ${toHex(tst.hashedMessage)}, expected ${toHex(expected.imprint)})`);
   }
-  expectTag(tst[4], TAG.GENERALIZED_TIME, 'genTime');
-  let i = 5;
-  if (tst[i]?.tag === TAG.SEQUENCE) i++; // accuracy
-  if (tst[i]?.tag === TAG.BOOLEAN) i++; // ordering
-  const nonce = tst[i]?.tag === TAG.INTEGER ? integerValue(tst[i]!.content) : null;
-  if (nonce !== expected.nonce) {
-    throw new PlatformError(`timestamp token nonce ${nonce ?? 'missing'} does not match the request nonce ${expected.nonce}`);
+  if (tst.nonce !== expected.nonce) {
+    throw new PlatformError(`timestamp token nonce ${tst.nonce ?? 'missing'} does not match the request nonce ${expected.nonce}`);
   }
 }

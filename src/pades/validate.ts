@@ -13,7 +13,8 @@
  * each revision analysed once (modifications.ts); text from the document cut at MAX_TEXT.
  */
 import { PDFDict, PDFHexString, PDFName, PDFRef, PDFString } from 'pdf-lib';
-import { berEncodingLength } from '../der/ber';
+import type { PadesLevel } from '../domain/pades';
+import { leadingSequence } from '../der/ber';
 import { bytesEqual } from '../der/der';
 import { buildPath, isSelfIssued, subjectOf } from '../pki/chain';
 import { describeCertificate, type CertificateDescription } from '../pki/describe-certificate';
@@ -66,7 +67,7 @@ export interface SignatureReport {
   chain: ChainReport;
   timestamp: TimestampReport | null;
   revocation: RevocationEntry[];
-  level: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA' | null;
+  level: PadesLevel | null;
   /** Why `valid` is false, one line each. */
   problems: string[];
   /** The certificates of `chain.path` (not on the wire): what an online revocation check asks about. */
@@ -217,19 +218,6 @@ function unbound(reader: PdfReader, f: Found, br: ByteRange, span: ContentsSpan)
   return `the /ByteRange skips bytes ${br[1]} to ${br[2]}, not this signature dictionary's own /Contents (bytes ${span.start} to ${span.end} of object ${span.objectNumber}): ${tail}`;
 }
 
-/** The DER (or BER) element at the start of /Contents, without the zero padding after it. */
-function trimPadding(bytes: Uint8Array): Uint8Array {
-  if (bytes[0] !== 0x30 || bytes.length < 2) return bytes;
-  const first = bytes[1]!;
-  // X.690 §8.1.3.6: an indefinite length (a BER CMS, RFC 5652 §1.2) ends at its end-of-contents.
-  if (first === 0x80) return bytes.subarray(0, berEncodingLength(bytes) ?? bytes.length);
-  if (first < 0x80) return bytes.subarray(0, 2 + first);
-  const n = first & 0x7f;
-  let len = 0;
-  for (let i = 0; i < n; i++) len = len * 256 + (bytes[2 + i] ?? 0);
-  return bytes.subarray(0, Math.min(bytes.length, 2 + n + len));
-}
-
 function chainReport(leaf: Uint8Array | null, pool: Uint8Array[], o: ValidateOptions, at: Date): ChainReport & { certs: Uint8Array[] } {
   if (!leaf) return { trusted: false, path: [], failures: ['no signer certificate'], policies: 'not checked', certs: [] };
   const r = buildPath(leaf, pool, o.trustAnchors, at);
@@ -301,7 +289,8 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
       problems.push(`changes after it are not allowed${permission ? ` by DocMDP P=${permission}` : ''}: ${m.changes.join('; ') || m.level}${omitted > 0 ? `; and ${omitted} more` : ''}`);
     }
     if (!contents) continue;
-    const cms = trimPadding(contents);
+    // The DER (or BER) CMS at the start of /Contents, without the zero padding after it.
+    const cms = leadingSequence(contents);
     let signer: Uint8Array | null;
     let pool: Uint8Array[];
     let bestTime = o.now;

@@ -2,14 +2,17 @@
  * Checks what we produced before the request becomes DONE (CONTRACT "Result semantics": the
  * service verifies the signature it produced): the newest signature's /ByteRange has the shape of
  * ISO 32000-1 §12.8.1 (starts at 0, skips exactly the /Contents hex string, runs to EOF), the CMS
- * message-digest equals SHA-256 over the ByteRange and the CMS signature verifies (CMS module).
+ * message-digest equals SHA-256 over the ByteRange and the CMS signature verifies (cms-check.ts,
+ * as our own output).
  */
 import { createHash } from 'node:crypto';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFString } from 'pdf-lib';
 import { SigningError } from '../errors/errors';
+import { readDer, TAG, type Der } from '../der/der';
 import { PdfReader } from './_pdf-reader';
 import { digestByteRange, type ByteRange } from './byterange';
-import { buildSignedAttributes, verifyCmsSignature } from './cms';
+import { buildSignedAttributes } from './cms';
+import { verifyCmsSignature } from './cms-check';
 import { signatureFields } from './signature-field';
 import type { PreparedPades } from './types';
 
@@ -25,16 +28,16 @@ function fail(message: string, cause?: unknown): never {
   throw new SigningError(`signature check failed: ${message}`, cause === undefined ? undefined : { cause });
 }
 
-/** Length of the DER element at the start of `bytes` (X.690 §8.1.3), to drop the zero padding. */
-function derLength(bytes: Uint8Array): number {
-  if (bytes[0] !== 0x30) fail('/Contents does not hold a DER SEQUENCE');
-  const first = bytes[1] ?? 0;
-  if (first < 0x80) return 2 + first;
-  const n = first & 0x7f;
-  if (n === 0 || n > 4) fail('/Contents has an unsupported DER length');
-  let len = 0;
-  for (let i = 0; i < n; i++) len = len * 256 + (bytes[2 + i] ?? 0);
-  return 2 + n + len;
+/** The DER CMS at the start of /Contents, without the zero padding after it (its own length, X.690 §8.1.3). */
+function cmsOf(padded: Uint8Array, fieldName: string): Uint8Array {
+  let cms: Der;
+  try {
+    cms = readDer(padded);
+  } catch (e) {
+    return fail(`/Contents of ${fieldName} does not hold a DER element: ${(e as Error).message}`, e);
+  }
+  if (cms.tag !== TAG.SEQUENCE) fail('/Contents does not hold a DER SEQUENCE');
+  return cms.raw;
 }
 
 function readByteRange(sig: PDFDict): ByteRange {
@@ -71,7 +74,7 @@ export function verifyPades(pdf: Uint8Array): VerifiedSignature {
       fail(`the bytes /ByteRange skips are not the /Contents of ${fieldName}`);
     }
     const padded = contents.asBytes();
-    const cms = padded.subarray(0, derLength(padded));
+    const cms = cmsOf(padded, fieldName);
     if (padded.subarray(cms.length).some((b) => b !== 0)) fail(`/Contents of ${fieldName} has data after the CMS`);
     const { signerCertificate } = verifyCmsSignature(cms, digestByteRange(pdf, br));
     return { fieldName, byteRange: br, signerCertificate, cms: new Uint8Array(cms) };

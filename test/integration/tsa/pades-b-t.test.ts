@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishPades, preparePades, verifyPades } from '../../../src/pades/index';
-import { ecdsaRawToDer, verifyCmsSignature } from '../../../src/pades/cms';
+import { ecdsaRawToDer } from '../../../src/pades/cms';
+import { verifyCmsSignature } from '../../../src/pades/cms-check';
 import { HttpClient } from '../../../src/net/http-client';
 import { fetchTimestampToken } from '../../../src/signing/tsa-client';
 

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformError } from '../../../src/errors/errors';
-import { assembleCms, buildSignedAttributes, ecdsaRawToDer, estimateCmsSize, verifyCmsSignature } from '../../../src/pades/cms';
+import { assembleCms, buildSignedAttributes, ecdsaRawToDer, estimateCmsSize } from '../../../src/pades/cms';
+import { verifyCmsSignature } from '../../../src/pades/cms-check';
 import { HttpClient, type HttpRequest } from '../../../src/net/http-client';
 import { fetchTimestampToken } from '../../../src/signing/tsa-client';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BerNode, berEncodingLength, derViolation, MAX_BER_DEPTH, MAX_BER_ELEMENTS, MAX_DER_CHECK_ELEMENTS, readBer, readBerExact } from '../../../src/der/ber';
+import { BerNode, berEncodingLength, derViolation, leadingSequence, MAX_BER_DEPTH, MAX_BER_ELEMENTS, MAX_DER_CHECK_ELEMENTS, readBer, readBerExact } from '../../../src/der/ber';
 import { bool, children, DerError, octets, oid, readDerExact, seq, setOf, tlv, uint, type Der } from '../../../src/der/der';
 
 const h = (s: string): Uint8Array => new Uint8Array(Buffer.from(s.replace(/\s+/g, ''), 'hex'));
@@ -51,6 +51,15 @@ describe('readBer: indefinite lengths (X.690 §8.1.3.6)', () => {
     expect(berEncodingLength(h('3080 0500'))).toBeNull(); // no end-of-contents
     expect(readBer(h('3080 0500 0000 0000'), 0).raw.length).toBe(6);
     expect(() => readBerExact(h('3080 0500 0000 0000'))).toThrow('2 trailing bytes after BER');
+  });
+
+  it('leadingSequence: the CMS of a /Contents without its padding, or the bytes as they are when none reads', () => {
+    expect(hex(leadingSequence(h('3080 0500 0000 000000')))).toBe('308005000000');
+    expect(hex(leadingSequence(h('3003 020101 0000')))).toBe('3003020101');
+    expect(hex(leadingSequence(h('3082 0003 020101 00')))).toBe('30820003020101'); // long form, as stored
+    // Not a SEQUENCE, or one whose length does not read: left whole for the CMS reader to name.
+    for (const s of ['0403 010203 00', '3080 0500', '3085 0000000001 00', '30ff 00', '30', '']) expect(hex(leadingSequence(h(s)))).toBe(hex(h(s)));
+    expect(hex(leadingSequence(h('3005 0101')))).toBe('30050101'); // runs past the end
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * checkCms (validation's reading of any CMS a PDF carries) on CMSes built here byte by byte:
  * DER and BER outer structures, with and without signed attributes, signed attributes that are
- * not DER, encapsulated content, and hostile nesting. The same variants made by openssl are in
+ * not DER, encapsulated content, and hostile nesting; and its `ownOutput` profile (our own CMS
+ * before DONE), which keeps every one of those checks and adds its own. The same variants made by openssl are in
  * test/integration/pades/cms-variants.test.ts.
  */
 import { createHash, sign as cryptoSign } from 'node:crypto';
@@ -10,7 +11,7 @@ import { readCertificate } from '../../../src/der/certificate-fields';
 import { children, concat, ctx, derNull, octets, oid, readDerExact, seq, setOf, tlv, uint, type Der } from '../../../src/der/der';
 import { OID } from '../../../src/der/oids';
 import { buildSignedAttributes } from '../../../src/pades/cms';
-import { checkCms } from '../../../src/pades/cms-check';
+import { checkCms, type DetachedContent } from '../../../src/pades/cms-check';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';
 
 const DOCUMENT = [new TextEncoder().encode('%PDF-1.7 the first signed range '), new TextEncoder().encode('and the second, after /Contents\n')];
@@ -147,5 +148,46 @@ describe('checkCms', () => {
     const started = performance.now();
     expect(checkCms(deep, DOCUMENT).problems).toEqual(['the signature is not a readable CMS SignedData: BER nested deeper than 64 levels (offset 130)']);
     expect(performance.now() - started).toBeLessThan(200);
+  });
+});
+
+describe('checkCms with ownOutput (verify.ts: our own CMS before DONE)', () => {
+  const own = (cms: Uint8Array, content: DetachedContent = { digestAlgorithm: OID.sha256, digest: sha256(whole) }) => checkCms(cms, content, { ownOutput: true });
+
+  it('holds for the profile cms.ts builds, against the digest or the content itself', () => {
+    for (const pki of [rsa, p256]) {
+      const cms = signedData(pki, { attrs: 'der' });
+      expect(own(cms)).toMatchObject({ ok: true, problems: [], detached: true, hasSigningCertificateV2: true });
+      expect(own(cms, DOCUMENT)).toMatchObject({ ok: true, problems: [] });
+      expect(own(cms).signedAttributesSet).toEqual(buildSignedAttributes({ documentDigest: sha256(whole), signerCertificate: pki.chain[0]! }));
+      expect(own(cms, { digestAlgorithm: OID.sha256, digest: sha256(concat(tampered())) }).problems).toEqual(['the document digest does not match: the signed bytes were changed']);
+    }
+  });
+
+  it('refuses what any CMS may be but ours is not: BER, encapsulated content, no signed attributes, no ESS, another content type', () => {
+    const ber = berOuter(signedData(rsa, { attrs: 'der' }));
+    expect(checkCms(ber, DOCUMENT).ok).toBe(true);
+    expect(own(ber).problems).toEqual(['the signature is not a readable CMS SignedData: indefinite length is not DER (offset 0)']);
+    const attached = signedData(rsa, { attrs: 'der', attached: whole });
+    expect(checkCms(attached, DOCUMENT).ok).toBe(true);
+    expect(own(attached).problems).toEqual(['the signature is not detached (eContent present)']);
+    const bare = signedData(rsa, { attrs: 'none' });
+    expect(checkCms(bare, DOCUMENT).ok).toBe(true);
+    expect(own(bare, DOCUMENT).problems).toEqual(['SignerInfo has no signed attributes']);
+    // The same signed attributes without ESS signing-certificate-v2, and with content-type id-signedData.
+    const attrs = children(readDerExact(buildSignedAttributes({ documentDigest: sha256(whole), signerCertificate: rsa.chain[0]! }))).map((a) => a.raw);
+    const has = (a: Uint8Array, type: string): boolean => Buffer.from(a).includes(Buffer.from(oid(type)));
+    const noEss = setOf(...attrs.filter((a) => !has(a, OID.signingCertificateV2)));
+    expect(checkCms(signedData(rsa, { attrs: { stored: noEss, signed: noEss } }), DOCUMENT).ok).toBe(true);
+    expect(own(signedData(rsa, { attrs: { stored: noEss, signed: noEss } })).problems).toEqual(['ESS signing-certificate-v2 attribute is missing']);
+    const otherType = setOf(...attrs.map((a) => (has(a, OID.contentType) ? seq(oid(OID.contentType), setOf(oid(OID.signedData))) : a)));
+    expect(own(signedData(rsa, { attrs: { stored: otherType, signed: otherType } })).problems).toEqual(['content-type attribute is missing or not id-data']);
+  });
+
+  it('refuses an ESS signing-certificate-v2 naming another certificate', () => {
+    const foreign = buildSignedAttributes({ documentDigest: sha256(whole), signerCertificate: p256.chain[0]! });
+    const cms = signedData(rsa, { attrs: { stored: foreign, signed: foreign } });
+    expect(checkCms(cms, DOCUMENT).ok).toBe(true);
+    expect(own(cms).problems).toEqual(['ESS signing-certificate-v2 certHash does not match the signer certificate']);
   });
 });

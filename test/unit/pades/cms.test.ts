@@ -8,8 +8,9 @@ import forge from 'node-forge';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   algorithmOfCertificate, assembleCms, buildSignedAttributes, certificatesToEmbed, ecdsaDerToRaw, ecdsaRawToDer, estimateCmsSize,
-  sha256Chunks, verifyCmsSignature,
+  sha256Chunks,
 } from '../../../src/pades/cms';
+import { verifyCmsSignature } from '../../../src/pades/cms-check';
 import { SigningError } from '../../../src/errors/errors';
 import { createTestPki, signDigest, type TestPki } from '../../helpers/test-pki';
 
@@ -144,10 +145,10 @@ describe('assembleCms + verifyCmsSignature round trip', () => {
     const at = Buffer.from(cms).lastIndexOf(Buffer.from(signatureValue));
     tampered[at + 10]! ^= 0x01;
     expect(() => verifyCmsSignature(tampered, DIGEST)).toThrow(
-      'CMS check failed: the signature value does not verify over the signed attributes with the signer certificate key');
+      "CMS check failed: the signature value does not verify with the signer certificate's key");
     expect(opensslCmsVerify(rsa, tampered)).toContain('Verification failure');
     expect(() => verifyCmsSignature(cms, sha256(DIGEST))).toThrow(
-      'CMS check failed: message-digest attribute does not match the document digest');
+      'CMS check failed: the document digest does not match: the signed bytes were changed');
     const foreign = signAndAssemble(rsa, 'rsa', DIGEST, ec.chain[0]!).cms;
     expect(() => verifyCmsSignature(foreign, DIGEST)).toThrow(
       'CMS check failed: ESS signing-certificate-v2 certHash does not match the signer certificate');

@@ -44,14 +44,14 @@ describe('verifyPades / verifyPrepared', () => {
     const tampered = signed.slice();
     tampered[100] = tampered[100]! ^ 0x01;
     expect(failure(() => verifyPades(tampered)).message).toBe(
-      'CMS check failed: message-digest attribute does not match the document digest',
+      'CMS check failed: the document digest does not match: the signed bytes were changed',
     );
   });
 
   it('refuses a signature value over another digest', () => {
     const wrong = finishPades(prepared, signDigest(pki.signerKeyPem, 'p256', new Uint8Array(32)));
     expect(failure(() => verifyPades(wrong)).message).toBe(
-      'CMS check failed: the signature value does not verify over the signed attributes with the signer certificate key',
+      "CMS check failed: the signature value does not verify with the signer certificate's key",
     );
   });
 

@@ -1,0 +1,38 @@
+/**
+ * The service's own words for PAdES signing (issue 18: one domain module). The wire (request and
+ * catalogue JSON, snake_case) and the stored shapes are converted to these at their edges:
+ * api/ for requests, store/ for the catalogue; nothing else declares them again.
+ */
+
+/** ETSI EN 319 142-1 baseline levels, lowest first. */
+export const PADES_LEVELS = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
+export type PadesLevel = (typeof PADES_LEVELS)[number];
+
+/** DocMDP /P of a certification signature (ISO 32000-1 §12.8.2.2): 1 no changes, 2 forms, 3 forms and annotations. */
+export type DocMdpPermission = 1 | 2 | 3;
+
+/**
+ * What to do when no free area of the page fits the stamp (CONTRACT: a design's `stamp` may add
+ * `on_conflict`): draw it over the content anyway, append a signature page, or refuse.
+ */
+export type StampConflictPolicy = 'overlap' | 'new_page' | 'refuse';
+
+/** A design's stamp, in PDF points from the page's lower-left corner (PLATFORM.md "Catalogue"). */
+export interface StampSpec {
+  page: 'first' | 'last' | number; // numbers count from 1
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** `text` holds `{{variable}}` placeholders, filled by fillStampText before drawing. */
+  lines: { text: string; size: number }[];
+  /** The stamp image, a PNG in base64 (checked at sync: platform/png-limits.ts). */
+  imagePngBase64?: string;
+  /** Absent: "overlap". See pades/stamp/stamp-placement.ts. */
+  onConflict?: StampConflictPolicy;
+  /** Fill behind the stamp: `#rrggbb`, or "none" for a transparent stamp; absent: white. */
+  background?: string;
+}
+
+/** The signer's key, as the CMS SignerInfo names its algorithm. */
+export type SignatureAlgorithm = 'rsa' | 'p256';
