@@ -49,7 +49,7 @@ export async function preparePades(input: PadesPrepareInput): Promise<PreparedPa
   // An empty signature field of the form takes the signature (and the stamp, at its size and
   // place); otherwise a new field goes where the design says, moved to free space when the
   // design's box would cover the page's content (stamp-placement.ts).
-  const placement = placeSignature(reader, info.catalog, input.stamp ?? null, info.docMdpPermission);
+  const placement = placeSignature(reader, info.catalog, input.stamp ?? null, info.docMdpPermission, input.placement ?? null);
   const empty = placement.kind === 'field' ? placement.field : null;
   let rect: [number, number, number, number] = [0, 0, 0, 0];
   let appearanceRef: PDFRef;

@@ -2,8 +2,15 @@ import { PDFArray, PDFDict, PDFName } from 'pdf-lib';
 import { refuseRangeErrors } from './_limits';
 import { PdfReader } from './_pdf-reader';
 import { inspectPdf, type PdfInfo } from './pdf-check';
-import { placeSignature, type PlacedStamp } from './placement';
+import { placeSignature, stampDecisionOf, type PlacedStamp, type StampDecision } from './placement';
 import { uniqueFieldName } from './signature-field';
+
+/**
+ * What the check before the 202 found: the document's facts, the placement's warnings, and the
+ * stamp's position (null for an invisible signature or an empty field of the form), which the
+ * job carries to prepare (placement.ts StampDecision).
+ */
+export type SigningCheck = PdfInfo & { warnings: string[]; placement: StampDecision | null };
 
 /**
  * checkPdf plus every object of the input that preparePades will read: the page tree down to the
@@ -11,11 +18,11 @@ import { uniqueFieldName } from './signature-field';
  * is a 422, never an async ERROR" — a broken object there is refused before 202 instead of
  * failing the request later (a fuzz of corrupted PDFs found such ERRORs).
  */
-export function checkPdfForSigning(pdf: Uint8Array, stamp: PlacedStamp | null): PdfInfo & { warnings: string[] } {
+export function checkPdfForSigning(pdf: Uint8Array, stamp: PlacedStamp | null): SigningCheck {
   return refuseRangeErrors(() => readForSigning(pdf, stamp));
 }
 
-function readForSigning(pdf: Uint8Array, stamp: PlacedStamp | null): PdfInfo & { warnings: string[] } {
+function readForSigning(pdf: Uint8Array, stamp: PlacedStamp | null): SigningCheck {
   const reader = new PdfReader(pdf);
   const { catalogRef: _ref, catalog, ...info } = inspectPdf(reader);
   // The same decision prepare.ts takes, stamp position included: a design whose stamp fits
@@ -32,5 +39,5 @@ function readForSigning(pdf: Uint8Array, stamp: PlacedStamp | null): PdfInfo & {
     const fields = reader.resolve(acroForm.get(PDFName.of('Fields')));
     uniqueFieldName(reader, fields instanceof PDFArray ? fields : undefined);
   }
-  return { ...info, warnings: placement.kind === 'page' ? placement.stamp?.warnings ?? [] : [] };
+  return { ...info, warnings: placement.kind === 'page' ? placement.stamp?.warnings ?? [] : [], placement: stampDecisionOf(placement, stamp) };
 }

@@ -4,6 +4,7 @@
  * `doc.context` itself and never calls `doc.save()`, so everything this draws must already be an
  * indirect object in the context when we return.
  */
+import { deflateSync } from 'node:zlib';
 import fontkit from '@pdf-lib/fontkit';
 import {
   beginText,
@@ -22,6 +23,9 @@ import {
   showText,
   stroke,
   concatTransformationMatrix,
+  PDFContentStream,
+  typedArrayFor,
+  type PDFContext,
   type PDFDocument,
   type PDFFont,
   type PDFImage,
@@ -30,6 +34,7 @@ import {
 } from 'pdf-lib';
 import dejavu from '../../assets/fonts/DejaVuSans.ttf';
 import { InvalidInputError } from '../errors/errors';
+import { encodeWithoutTimers, SubsetCache } from './_font-subset';
 import { decodeStampPng } from './stamp-png';
 import { layoutStamp, type StampFontMetrics, type StampLayout } from './stamp-layout';
 import type { StampSpec } from './types';
@@ -58,9 +63,15 @@ const unshapedFontkit: typeof fontkit = {
     const font = fontkit.create(own ? (dejavuArrayBuffer() as unknown as Uint8Array) : data, postscriptName);
     if (own) (font as unknown as { _tables: Record<string, unknown> })._tables = dejavuTables;
     (font as { layout: unknown }).layout = (text: string) => ({ glyphs: font.glyphsForString(text) });
+    // The subset's bytes without fontkit's timer-driven stream, DejaVu's recent ones kept (_font-subset.ts).
+    const createSubset = font.createSubset.bind(font);
+    font.createSubset = () => encodeWithoutTimers(createSubset(), own ? dejavuSubsets : null);
     return font;
   },
 };
+
+/** Font files of DejaVu's recent subsets (a stamp's glyphs are the same for a design and a minute). */
+const dejavuSubsets = new SubsetCache();
 
 /** DejaVu's decoded tables, filled by the first document that reads each one. */
 const dejavuTables: Record<string, unknown> = {};
@@ -104,6 +115,19 @@ function subsetTag(texts: string[]): string {
     hash = Math.floor(hash / 26);
   }
   return tag;
+}
+
+/**
+ * pdf-lib compresses streams with pako, zlib written in JavaScript: half of a small PDF's prepare,
+ * most of it setting up a compressor for each stream anew (issue 18: the font file, its ToUnicode
+ * map, the form). Node's zlib writes the same format natively (RFC 1950; FlateDecode, ISO 32000-1
+ * §7.4.4), as the incremental writer's cross-reference streams already do.
+ */
+function flateNatively(context: PDFContext): void {
+  context.flateStream = (contents, dict = {}) => {
+    const deflated = deflateSync(typedArrayFor(contents));
+    return context.stream(new Uint8Array(deflated.buffer, deflated.byteOffset, deflated.byteLength), { ...dict, Filter: 'FlateDecode' });
+  };
 }
 
 /** One line is one line: control characters (tabs, newlines from a filled value) become spaces. */
@@ -200,6 +224,7 @@ export async function drawStampAppearance(doc: PDFDocument, stamp: StampSpec): P
     size: positive(line.size, `stamp.lines[${i}].size`),
   }));
 
+  flateNatively(doc.context);
   let image: PDFImage | undefined;
   if (stamp.image_png_base64 != null) {
     const png = decodeStampPng(stamp.image_png_base64);
@@ -234,9 +259,14 @@ export async function drawStampAppearance(doc: PDFDocument, stamp: StampSpec): P
   const resources = image
     ? { Font: fonts, XObject: { [IMAGE_RESOURCE]: image.ref } }
     : { Font: fonts };
-  const form = context.formXObject(operators, {
-    BBox: context.obj([0, 0, width, height]),
-    Resources: context.obj(resources),
+  // The form XObject of §8.10 (pdf-lib's formXObject, compressed as the other streams are).
+  const content = PDFContentStream.of(context.obj({}), operators, false).getUnencodedContents();
+  const form = context.flateStream(content, {
+    BBox: [0, 0, width, height],
+    Matrix: [1, 0, 0, 1, 0, 0],
+    Resources: resources,
+    Type: 'XObject',
+    Subtype: 'Form',
   });
   return context.register(form);
 }

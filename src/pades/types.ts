@@ -4,6 +4,7 @@
  *   preparePades(input) -> PreparedPades (persisted per request) -> signature value -> finishPades().
  * Everything here is pure byte work: no fs, no clock (signingTime is passed in), no network.
  */
+import type { StampDecision } from './placement';
 
 /**
  * What to do when no free area of the page fits the stamp (CONTRACT: a design's `stamp` may add
@@ -44,6 +45,11 @@ export interface PadesPrepareInput {
   reserveTimestamp?: boolean;
   /** Make it the certification signature with this DocMDP permission (ISO 32000-1 §12.8.2.2). */
   certify?: 1 | 2 | 3 | null;
+  /**
+   * The stamp's position the check before the 202 found for this document (placement.ts): the
+   * page's content is not walked again. Absent (a request resumed after a restart): decided here.
+   */
+  placement?: StampDecision | null;
 }
 
 export interface PreparedPades {

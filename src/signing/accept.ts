@@ -15,7 +15,7 @@ import type { DocumentStore } from '../store/document-store';
 import type { RequestEntry } from '../store/request-store';
 import type { DocumentWork } from '../workers/document-work';
 import type { JobRunner } from './job-runner';
-import type { PadesLevel } from './long-term';
+import type { PadesLevel } from '../domain/pades';
 
 export interface AcceptDeps {
   /** The level of a request that asks for none (serve --pades-level) and whether a TSA is set. */
@@ -161,7 +161,8 @@ async function acceptPadesRequest(deps: AcceptDeps, input: PadesSignInput, calle
   checkChipPin(credential, input.chipPin);
   const design = resolveDesign(cache, credential, input);
   const { pdf, repairs } = 'bytes' in input.pdf ? (requirePdfHeader(input.pdf.bytes, 'the request body'), { pdf: input.pdf.bytes, repairs: [] }) : decodePdfBase64(input.pdf.base64);
-  await deps.documentWork.checkForSigning(pdf, design ? design.stamp : null, input.certify);
+  // The stamp's place found here is carried to prepare (issue 18: the page's content walked once).
+  const { placement } = await deps.documentWork.checkForSigning(pdf, design ? design.stamp : null, input.certify);
   const level = input.level ?? deps.pades.defaultLevel;
   // B-T and above take their timestamps from the TSA (ETSI EN 319 142-1 §5.3, §5.4): refused before 202.
   if (level !== 'B-B' && !deps.pades.tsaUrl) {
@@ -194,7 +195,7 @@ async function acceptPadesRequest(deps: AcceptDeps, input: PadesSignInput, calle
     },
   });
   handOver();
-  deps.jobs.start(entry, Promise.all([durable, written]).then(() => undefined), { credential, design, ...(input.chipPin ? { chipPin: input.chipPin } : {}) });
+  deps.jobs.start(entry, Promise.all([durable, written]).then(() => undefined), { credential, design, placement, ...(input.chipPin ? { chipPin: input.chipPin } : {}) });
   return durably(deps, entry, [durable, written]);
 }
 

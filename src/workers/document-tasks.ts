@@ -5,7 +5,7 @@
  * finish with its read-back check, the long-term updates and local validation.
  */
 import { LocalsignError, PdfInputError } from '../errors/errors';
-import { checkPdfForSigning, finishPades, preparePades, verifyPades, type PdfInfo } from '../pades';
+import { checkPdfForSigning, finishPades, preparePades, verifyPades, type SigningCheck } from '../pades';
 import { addDss, type ValidationData, type VriEntry } from '../pades/dss';
 import { refuseCertifyingSigned } from '../pades/signature-field';
 import { finishDocTimestamp, prepareDocTimestamp, type PreparedDocTimestamp } from '../pades/doc-timestamp';
@@ -31,7 +31,7 @@ export type DocumentTask =
 
 /** What each task answers. */
 export interface DocumentResults {
-  'sign-check': PdfInfo & { warnings: string[] };
+  'sign-check': SigningCheck;
   prepare: PreparedPades;
   finish: Uint8Array;
   validate: ValidationReport;

@@ -1,5 +1,5 @@
 import { DocumentLimitError } from '../errors/errors';
-import type { PdfInfo } from '../pades';
+import type { SigningCheck } from '../pades';
 import type { ValidationData, VriEntry } from '../pades/dss';
 import type { PreparedDocTimestamp } from '../pades/doc-timestamp';
 import type { PadesPrepareInput, PreparedPades, StampSpec } from '../pades/types';
@@ -94,8 +94,11 @@ export class DocumentWork {
     }
   }
 
-  /** The sign route's check before the 202 (CONTRACT: a bad PDF is a 422, never an async ERROR). */
-  checkForSigning(pdf: Uint8Array, stamp: StampSpec | null, certify: 1 | 2 | 3 | null = null): Promise<PdfInfo & { warnings: string[] }> {
+  /**
+   * The sign route's check before the 202 (CONTRACT: a bad PDF is a 422, never an async ERROR),
+   * with the stamp's position it decided, for the job to carry to prepare.
+   */
+  checkForSigning(pdf: Uint8Array, stamp: StampSpec | null, certify: 1 | 2 | 3 | null = null): Promise<SigningCheck> {
     return this.call({ op: 'sign-check', pdf, stamp, certify });
   }
 
