@@ -21,10 +21,11 @@ function gitCommit() {
  * built beside its target and renamed into place: a test or a service reading a bundle while it
  * is rebuilt sees the old file or the new one, never half of one.
  */
+const out = process.env.LOCALSIGN_OUT_DIR || 'dist';
 const targets = [
-  { entry: 'src/main.ts', target: 'dist/localsign.cjs', vendor: true },
-  { entry: 'src/sign-worker.ts', target: 'dist/localsign-worker.cjs' },
-  { entry: 'src/pdf-worker.ts', target: 'dist/localsign-pdf-worker.cjs', vendor: true },
+  { entry: 'src/main.ts', target: `${out}/localsign.cjs`, vendor: true },
+  { entry: 'src/sign-worker.ts', target: `${out}/localsign-worker.cjs` },
+  { entry: 'src/pdf-worker.ts', target: `${out}/localsign-pdf-worker.cjs`, vendor: true },
 ];
 
 /**
@@ -55,11 +56,18 @@ function vendorPlugin(used) {
 }
 const vendored = new Set();
 const commit = process.env.LOCALSIGN_COMMIT || gitCommit();
+/**
+ * The release bundle drops every `TEST_FAULT:` block (the LOCALSIGN_TEST_FAULT switch, with which
+ * the service SIGKILLs itself; issue 18). `npm test` builds with LOCALSIGN_TEST_BUILD=1 and keeps
+ * them. LOCALSIGN_OUT_DIR builds elsewhere than dist/ (the test that checks the release bundle).
+ */
+const testBuild = /^(1|true|yes)$/i.test(process.env.LOCALSIGN_TEST_BUILD ?? '');
+const dropLabels = testBuild ? [] : ['TEST_FAULT'];
 const define = {
   __LOCALSIGN_COMMIT__: JSON.stringify(commit),
   __LOCALSIGN_BUNDLED__: 'true',
 };
-mkdirSync('dist', { recursive: true });
+mkdirSync(out, { recursive: true });
 /** Built beside its target and renamed into place (see below). */
 const besideTarget = (target) => target.replace(/[^/]+$/, (name) => `.${name}.${process.pid}`);
 for (const { entry, target, vendor } of targets) {
@@ -79,6 +87,7 @@ for (const { entry, target, vendor } of targets) {
     // koffi carries native binaries: it is loaded at run time from beside the bundle (chip/loader.ts).
     external: ['koffi'],
     define,
+    dropLabels,
     legalComments: 'none',
     logLevel: 'warning',
   });
@@ -89,7 +98,7 @@ for (const { entry, target, vendor } of targets) {
 {
   // A table of loaders, so only what is used is evaluated (undici only with a remote platform).
   const table = [...vendored].sort().map((name) => `  ${JSON.stringify(name)}: () => require(${JSON.stringify(name.endsWith('.ttf') ? `./${name}` : name)}),`);
-  const target = 'dist/localsign-vendor.cjs';
+  const target = `${out}/localsign-vendor.cjs`;
   const outfile = besideTarget(target);
   await build({
     stdin: { contents: `module.exports = {\n${table.join('\n')}\n};\n`, resolveDir: process.cwd(), loader: 'js' },
@@ -108,7 +117,7 @@ for (const { entry, target, vendor } of targets) {
 }
 // What the bundle was stamped with, for the executables' version resource and the installers' names.
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
-writeFileSync('dist/build-info.json', JSON.stringify({ version, commit }) + '\n');
+writeFileSync(`${out}/build-info.json`, JSON.stringify({ version, commit }) + '\n');
 
 // dist/openapi.json: the same document GET /openapi.json serves, from the same route table
 // (src/api/operations.ts), for tools that read it without a running service.
@@ -124,5 +133,5 @@ const { outputFiles } = await build({
 });
 const mod = { exports: {} };
 new Function('module', 'exports', 'require', outputFiles[0].text)(mod, mod.exports, createRequire(import.meta.url));
-writeFileSync('dist/openapi.json', JSON.stringify(mod.exports.buildOpenApiDocument(), null, 2) + '\n');
-console.log('built dist/openapi.json');
+writeFileSync(`${out}/openapi.json`, JSON.stringify(mod.exports.buildOpenApiDocument(), null, 2) + '\n');
+console.log(`built ${out}/openapi.json`);

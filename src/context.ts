@@ -22,7 +22,9 @@ import { RequestRegistry } from './requests/registry';
 import { ChipProvider } from './signing/chip-provider';
 import { JobRunner } from './signing/job-runner';
 import type { JobDeps } from './signing/job-types';
+import { signingEngines } from './signing/engines';
 import { runSignTask, type SignTask, type SignTaskResult } from './signing/sign-tasks';
+import type { SoftSignTaskResult } from './chip/types';
 import { DocumentWork } from './workers/document-work';
 import type { ProcessEntry, WorkerEntry } from './workers/entry';
 import { threadStarter } from './workers/handles';
@@ -72,6 +74,12 @@ export class AppContext {
   readonly documents: DocumentStore;
   /** Where platform results (push or poll) meet the jobs waiting for them. */
   readonly platformResults = new PlatformResultHub();
+  /** Who signs (signing/engines/): the chip and the remote platform, made on first use. */
+  readonly engines = signingEngines({
+    getChip: () => this.chips.get(this.embedded.get().chip),
+    runTask: (t, o) => this.pool.run(t, o),
+    platform: { platform: () => this.currentRemote(), hub: this.platformResults },
+  });
   private platformHttp: { agentId: string; http: HttpClient } | null = null;
   private requestParts: { store: RequestStore; registry: RequestRegistry; audit: AuditLog; jobs: JobRunner } | null = null;
 
@@ -96,7 +104,7 @@ export class AppContext {
     this.documentWork = DocumentWork.fromConfig(config.documents, options.pdfWorkerEntry ?? null, () => this.paths.work);
     this.chips = new ChipProvider({
       softChipPath: this.paths.softChip,
-      runTask: (t) => this.pool.run(t),
+      runTask: (t, o) => this.pool.run(t, o) as Promise<SoftSignTaskResult>,
       readVar: options.readVar ?? (() => undefined),
       syncedAt: () => this.cache.get().synced_at,
     });
@@ -166,7 +174,7 @@ export class AppContext {
       {
         pairing: () => this.currentPairing(),
         request: (id) => this.requests.store.get(id),
-        signedByPlatform: (entry) => entry.params.engine === 'platform',
+        signedByPlatform: (entry) => this.engines(entry.params.engine).remote,
         hub: this.platformResults,
         nowSeconds: () => Math.floor(this.now().getTime() / 1000),
       },
@@ -180,7 +188,9 @@ export class AppContext {
     if (!this.requestParts) {
       const store = new RequestStore(this.paths.requestsJournal);
       const audit = new AuditLog(this.paths.audit);
-      const killAfterAudit = this.config.testFault === 'kill-after-audit' ? () => process.kill(process.pid, 'SIGKILL') : null;
+      let killAfterAudit: (() => void) | null = null;
+      // Test build only (config.ts testFaultOf): dropped from the release bundle.
+      TEST_FAULT: if (this.config.testFault === 'kill-after-audit') killAfterAudit = () => process.kill(process.pid, 'SIGKILL');
       const registry = new RequestRegistry(store, audit, this.errors, this.log, this.now, killAfterAudit);
       // PAdES jobs in parallel: enough to keep the signing workers busy, few enough that a burst
       // of large documents is not all in memory at once.
@@ -216,13 +226,11 @@ export class AppContext {
   private jobDeps(): JobDeps {
     return {
       now: this.now,
-      runTask: (t) => this.pool.run(t),
-      getChip: () => this.chips.get(this.embedded.get().chip),
+      engines: this.engines,
       findCredential: (key) => this.cache.get().credentials.find((c) => c.credential_key === key),
       findDesign: (key) => this.cache.get().designs.find((d) => d.design_key === key),
       documents: this.documents,
       documentWork: this.documentWork,
-      platform: { platform: () => this.currentRemote(), hub: this.platformResults },
       tsaUrl: this.config.tsaUrl,
       padesLevel: this.config.padesLevel,
       http: this.http,

@@ -6,6 +6,7 @@
  * one entry here; a new kind is one case in `parseField` and one in `fieldSchema`.
  */
 import { MAX_CHAIN_ID, parseChainId, parseTxHash } from '../evm';
+import { PADES_LEVELS, type PadesLevel } from '../domain/pades';
 import { InvalidInputError } from '../errors/errors';
 import { assertKnownFields, DISPLAY_TEXT_PATTERN, FIELD_MAX_CHARS, optionalDisplayText, optionalString, optionalStringMap, requiredString, RESERVED_NAMES, typeName, VARIABLE_NAME_MAX_CHARS, VARIABLES_MAX_ENTRIES } from './validate';
 
@@ -141,8 +142,6 @@ function parseField(body: Record<string, unknown>, name: string, field: FieldSpe
   }
 }
 
-export const PADES_LEVELS = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
-export type PadesLevel = (typeof PADES_LEVELS)[number];
 
 /**
  * CONTRACT: an unknown field is 422 naming it; then each field in declaration order, every bound

@@ -21,7 +21,8 @@ export interface SoftChipFile {
   keys: SoftChipKeyRecord[];
 }
 
-type RunTask = (task: SoftSignTask) => Promise<SoftSignTaskResult>;
+/** The signing pool's `run`: an aborted signal keeps a task from ever starting (workers/pool.ts). */
+type RunTask = (task: SoftSignTask, o?: { signal?: AbortSignal }) => Promise<SoftSignTaskResult>;
 
 const b64 = (u: Uint8Array) => Buffer.from(u).toString('base64');
 const fromB64 = (s: string) => new Uint8Array(Buffer.from(s, 'base64'));
@@ -123,21 +124,24 @@ export function createSoftChip(path: string, runTask: RunTask): Chip {
       }));
       return keys;
     },
-    async signDigest(keyId, digest) {
+    // The signature is made in a worker and exists nowhere else until it is returned: a task
+    // cancelled by `signal` never starts, or its worker is ended with it (issue 18).
+    async signDigest(keyId, digest, options = {}) {
       const rec = records.get(keyId);
       if (!rec) throw new ChipError(`the software chip has no key with id ${keyId}`);
       if (digest.length !== 32) throw new ChipError(`digest must be 32 bytes, got ${digest.length}`);
+      const o = { signal: options.signal };
       const result =
         rec.algorithm === 'rsa'
-          ? await runTask({ op: 'rsa-sign', keyPem: rec.private_key, digest })
-          : await runTask({ op: rec.algorithm === 'p256' ? 'p256-sign' : 'secp256k1-sign', secretKey: secrets.get(keyId)!, digest });
+          ? await runTask({ op: 'rsa-sign', keyPem: rec.private_key, digest }, o)
+          : await runTask({ op: rec.algorithm === 'p256' ? 'p256-sign' : 'secp256k1-sign', secretKey: secrets.get(keyId)!, digest }, o);
       return result as Uint8Array;
     },
-    async signRecoverable(keyId, digest, publicKey) {
+    async signRecoverable(keyId, digest, publicKey, options = {}) {
       const rec = records.get(keyId);
       if (!rec || rec.algorithm !== 'secp256k1') throw new ChipError(`the software chip has no secp256k1 key with id ${keyId}`);
       if (digest.length !== 32) throw new ChipError(`digest must be 32 bytes, got ${digest.length}`);
-      return (await runTask({ op: 'secp256k1-sign-recover', secretKey: secrets.get(keyId)!, publicKey, digest })) as { r: bigint; s: bigint; yParity: 0 | 1 };
+      return (await runTask({ op: 'secp256k1-sign-recover', secretKey: secrets.get(keyId)!, publicKey, digest }, { signal: options.signal })) as { r: bigint; s: bigint; yParity: 0 | 1 };
     },
     async close() {},
   };

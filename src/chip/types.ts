@@ -35,6 +35,14 @@ export interface SignOptions {
   pin?: Uint8Array;
   /** The request ended (its timeout): a signature not begun is not made; a PIN pad waiting is cancelled. */
   signal?: AbortSignal;
+  /**
+   * Called at the last moment a token's signature can still be refused: right before C_Sign,
+   * after the last look at `signal`. It may throw to make none; once it returns, the signature
+   * will exist and the caller must account for it (issue 18: a timeout then waits for the
+   * token's answer, and an ERROR names the digest in its audit record). The soft chip does not
+   * call it: its signature exists only in its answer.
+   */
+  onSigning?: () => void;
 }
 
 export interface Chip {
@@ -56,7 +64,7 @@ export interface Chip {
    * `publicKey` (throwing SigningError when none recovers to it) in one step. The software chip
    * does all three in one worker task; callers without it use signDigest and recover themselves.
    */
-  signRecoverable?(keyId: string, digest: Uint8Array, publicKey: Uint8Array): Promise<{ r: bigint; s: bigint; yParity: 0 | 1 }>;
+  signRecoverable?(keyId: string, digest: Uint8Array, publicKey: Uint8Array, options?: Pick<SignOptions, 'signal'>): Promise<{ r: bigint; s: bigint; yParity: 0 | 1 }>;
   close(): Promise<void>;
 }
 

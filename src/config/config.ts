@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { PADES_LEVELS, type PadesLevel } from '../domain/pades';
 import { join, resolve } from 'node:path';
 import { ConfigurationError } from '../errors/errors';
 import type { EnvSnapshot, RawSettings } from './env';
@@ -53,7 +54,7 @@ export interface Config {
   readonly requestTimeoutMs: number;
   readonly tsaUrl: string | null;
   /** The PAdES level of a request that does not ask for one: B-T with a TSA, else B-B (issue 12). */
-  readonly padesLevel: PadesLevelSetting;
+  readonly padesLevel: PadesLevel;
   /** PEM trust anchors for local validation (`--trust FILE`); null: none configured. */
   readonly trustFile: string | null;
   /** serve --receive-listen HOST:PORT: a second listener serving only POST /receive. */
@@ -84,16 +85,24 @@ export interface Config {
   readonly bodyTimeoutMs: number;
 }
 
-export const PADES_LEVEL_NAMES = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
-export type PadesLevelSetting = (typeof PADES_LEVEL_NAMES)[number];
 
 /** --pades-level: one of the four; B-T and above need the timestamp authority their timestamps come from. */
-function parsePadesLevel(value: string | undefined, tsaUrl: string | null): PadesLevelSetting {
+function parsePadesLevel(value: string | undefined, tsaUrl: string | null): PadesLevel {
   if (value === undefined) return tsaUrl ? 'B-T' : 'B-B';
-  const level = PADES_LEVEL_NAMES.find((l) => l === value.toUpperCase());
-  if (!level) throw new ConfigurationError(`--pades-level must be one of ${PADES_LEVEL_NAMES.join(', ')}, got "${value.slice(0, 20)}"`);
+  const level = PADES_LEVELS.find((l) => l === value.toUpperCase());
+  if (!level) throw new ConfigurationError(`--pades-level must be one of ${PADES_LEVELS.join(', ')}, got "${value.slice(0, 20)}"`);
   if (level !== 'B-B' && !tsaUrl) throw new ConfigurationError(`--pades-level ${level} needs a timestamp authority (--tsa-url or LOCALSIGN_TSA_URL)`);
   return level;
+}
+
+/**
+ * The test switch exists only in the test build: `TEST_FAULT:` blocks are dropped from the release
+ * bundle (build/bundle.mjs, esbuild `dropLabels`; issue 18), so a release binary never SIGKILLs
+ * itself whatever its environment says.
+ */
+function testFaultOf(value: string | undefined): TestFault | null {
+  TEST_FAULT: return parseTestFault(value);
+  return null;
 }
 
 function parseTestFault(value: string | undefined): TestFault | null {
@@ -168,7 +177,7 @@ export function buildConfig(env: EnvSnapshot, flags: RawSettings = {}, overrides
       memoryLimitMb: parseInteger('document memory limit (MiB)', s.documentMemoryLimit, 32, 16_384) ?? DEFAULTS.documentMemoryLimitMb,
     }),
     net: Object.freeze({ ...(env.proxy ?? { httpProxy: null, httpsProxy: null, noProxy: null }) }),
-    testFault: parseTestFault(s.testFault),
+    testFault: testFaultOf(s.testFault),
     allowRemote: s.allowRemote ?? false,
     rateLimit: parseRateLimit(s),
     headerTimeoutMs: parseSeconds('header timeout (seconds)', s.headerTimeout, DEFAULTS.headerTimeoutMs),

@@ -82,6 +82,12 @@ export function childEnvironment(extra: { NODE_OPTIONS?: string }, env: NodeJS.P
   return out;
 }
 
+/** LOCALSIGN_TEST_FAULT, read in the test build only (config.ts testFaultOf says why). */
+function testFaultVariable(env: NodeJS.ProcessEnv): string | undefined {
+  TEST_FAULT: return env.LOCALSIGN_TEST_FAULT || undefined;
+  return undefined;
+}
+
 export function readEnv(env: NodeJS.ProcessEnv = process.env): EnvSnapshot {
   return {
     userHome: env.HOME ?? env.USERPROFILE ?? '.',
@@ -107,7 +113,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): EnvSnapshot {
       rateBurst: env.LOCALSIGN_RATE_BURST || undefined,
       headerTimeout: env.LOCALSIGN_HEADER_TIMEOUT || undefined,
       bodyTimeout: env.LOCALSIGN_BODY_TIMEOUT || undefined,
-      testFault: env.LOCALSIGN_TEST_FAULT || undefined,
+      testFault: testFaultVariable(env),
     },
     readVar: (name) => env[name],
     programData: env.ProgramData ?? env.PROGRAMDATA ?? env.ALLUSERSPROFILE,

@@ -3,9 +3,8 @@ import { ChipError } from '../errors/errors';
 import { isPinRejection, pinRejectedError, type PinRejection } from '../chip/pin-rejection';
 import type { Pkcs11ChipOptions } from '../chip/pkcs11';
 import { createSoftChip } from '../chip/soft-chip';
-import type { Chip } from '../chip/types';
-import type { ChipPinSource, ChipSettings, SoftSignTaskResult } from '../chip/types';
-import type { SignTask, SignTaskResult } from './sign-tasks';
+import type { Chip, SignOptions } from '../chip/types';
+import type { ChipPinSource, ChipSettings, SoftSignTask, SoftSignTaskResult } from '../chip/types';
 
 type Pkcs11Settings = Extract<ChipSettings, { kind: 'pkcs11' }>;
 
@@ -37,7 +36,8 @@ export class ChipProvider {
   constructor(
     private readonly deps: {
       softChipPath: string;
-      runTask: (task: SignTask) => Promise<SignTaskResult>;
+      /** The soft chip's work, on the signing threads. */
+      runTask: (task: SoftSignTask, o?: { signal?: AbortSignal }) => Promise<SoftSignTaskResult>;
       readVar: (name: string) => string | undefined;
       /** When the catalogue was last synced (any process): a sync elsewhere retries a refused PIN. */
       syncedAt?: () => string | null;
@@ -104,7 +104,7 @@ export class ChipProvider {
   }
 
   private async open(settings: ChipSettings): Promise<Chip> {
-    if (settings.kind === 'soft') return createSoftChip(this.deps.softChipPath, (task) => this.deps.runTask(task) as Promise<SoftSignTaskResult>);
+    if (settings.kind === 'soft') return createSoftChip(this.deps.softChipPath, (task, o) => this.deps.runTask(task, o));
     const bridge = await import('../chip/pkcs11');
     const openOne = (tokenLabel: string | null, source: ChipPinSource): Promise<Chip> => {
       const options: Pkcs11ChipOptions = {
@@ -170,7 +170,7 @@ export class ChipProvider {
       },
       listKeys: () => guard(() => chip.listKeys()),
       signDigest: (keyId, digest, options) => guard(() => chip.signDigest(keyId, digest, options)),
-      ...(recoverable ? { signRecoverable: (keyId: string, digest: Uint8Array, publicKey: Uint8Array) => guard(() => recoverable(keyId, digest, publicKey)) } : {}),
+      ...(recoverable ? { signRecoverable: (keyId: string, digest: Uint8Array, publicKey: Uint8Array, options?: Pick<SignOptions, 'signal'>) => guard(() => recoverable(keyId, digest, publicKey, options)) } : {}),
       close: () => chip.close(),
     };
   }

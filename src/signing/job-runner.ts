@@ -1,21 +1,19 @@
 import { isStorageError, LocalsignError } from '../errors/errors';
 import type { RequestRegistry } from '../requests/registry';
 import type { RequestEntry } from '../store/request-store';
-import type { AcceptedCatalog, Job, JobDeps } from './job-types';
+import type { AcceptedCatalog, Job, JobDeps, JobRun } from './job-types';
+import { signatureKind, type SignatureKind } from './kinds';
 import { Slots } from '../workers/slots';
 
 /** Backoff of a final transition the disk refused (full or read-only): 250 ms doubling to 5 s. */
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 5_000;
-
 /**
- * Loaded on first use: the PAdES job pulls in pdf-lib and fontkit, whose start-up cost (tens of
- * ms of table decompression) must not delay `serve` (issue 2: start-up ≤ 200 ms).
+ * How long past its timeout a run waits for the signature its token is making (C_Sign under way,
+ * see `run`): a card takes a second or two; one whose C_Sign never returns does not keep its
+ * request PENDING for ever.
  */
-const JOBS: { [K in RequestEntry['kind']]: () => Promise<Job<K>> } = {
-  pades: () => import('./pades-job').then((m) => m.runPadesJob),
-  blockchain: () => import('./evm-job').then((m) => m.runEvmJob),
-};
+const SIGNING_GRACE_MS = 30_000;
 
 /**
  * Runs accepted requests to DONE or ERROR. A request never stays PENDING forever: each run races
@@ -30,8 +28,8 @@ export class JobRunner {
    * record is durable. A clean stop gives these attempts back (`releaseUnfinished`).
    */
   private readonly counted = new Set<string>();
-  /** PAdES jobs running at once (each holds its document, input and output, in memory). */
-  private readonly padesSlots: Slots;
+  /** Jobs that hold a document, running at once (each holds its input and output, in memory). */
+  private readonly documentSlots: Slots;
   /** Set by `drain`: final transitions the disk refuses are left PENDING for the next start. */
   private stopping = false;
 
@@ -39,9 +37,9 @@ export class JobRunner {
     private readonly registry: RequestRegistry,
     private readonly deps: JobDeps,
     private readonly timeoutMs: number,
-    padesConcurrency = 4,
+    documentConcurrency = 4,
   ) {
-    this.padesSlots = new Slots(padesConcurrency);
+    this.documentSlots = new Slots(documentConcurrency);
   }
 
   get active(): number {
@@ -58,7 +56,7 @@ export class JobRunner {
 
   /**
    * Runs a request left PENDING by an earlier process. Its attempt is recorded durably once it is
-   * its turn (after its PAdES slot) and before the job starts, so a job that takes the process
+   * its turn (after its document slot) and before the job starts, so a job that takes the process
    * down is known for it at the next start, while one still queued at a crash is not charged.
    */
   resume(entry: RequestEntry): void {
@@ -81,16 +79,55 @@ export class JobRunner {
 
   private async run(entry: RequestEntry, created: Promise<void>, resumed: boolean, accepted?: AcceptedCatalog): Promise<void> {
     const remaining = Date.parse(entry.created_at) + this.timeoutMs - this.deps.now().getTime();
-    // The timeout aborts the run (so the job signs nothing afterwards: chip and platform calls
-    // check the signal) and ends the race below even for a step that ignores the signal.
+    // The timeout aborts the run: the signal reaches every queue and step the job waits in (the
+    // document slots, the worker pools, the chip's queue, PDF workers, HTTP calls), so the request
+    // ends ERROR at once, even while it waits behind a busy token, and the race below ends it even
+    // for a step that ignores the signal.
     const abort = new AbortController();
     const timeout = new Promise<never>((_, reject) => {
       abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true });
     });
-    const timer = setTimeout(
-      () => abort.abort(new LocalsignError('upstream', `signing did not complete within ${Math.round(this.timeoutMs / 1000)} s`, { type: 'timeout' })),
-      Math.max(0, remaining),
-    );
+    // Issue 18: "its audit record then says ERROR for a signature that exists". The timeout still
+    // bounds the whole run (CONTRACT: never PENDING for ever; a timestamp authority that never
+    // answers ends it then), so what it must not do is hide a signature. Nothing signs without
+    // `signing()` first (the PKCS#11 chip calls it right before C_Sign, after its last look at the
+    // signal), and `signing()` refuses once the run is aborted: a request that has ended never
+    // reaches the token. Between `signing()` and `signed()` the token is making the signature and
+    // nothing can stop it, so a timeout then waits for its outcome (at most SIGNING_GRACE_MS): a
+    // token error ends the request with that error, and a signature ends it ERROR at once, its
+    // audit record naming the digest signed. Once `signed()` was called, any ERROR names it.
+    let signingDigest: string | null = null;
+    let signedDigest: string | null = null;
+    let expired = false;
+    let abandoned = false;
+    const timedOut = () => new LocalsignError('upstream', `signing did not complete within ${Math.round(this.timeoutMs / 1000)} s`, { type: 'timeout' });
+    // Who signs: the engine of the credential the request was accepted with (params.engine).
+    const engine = this.deps.engines(entry.params.engine);
+    let kind: SignatureKind | null = null;
+    const jobRun: JobRun = {
+      engine,
+      signal: abort.signal,
+      resumed,
+      accepted,
+      signing: (digestHex) => {
+        abort.signal.throwIfAborted();
+        signingDigest = digestHex;
+      },
+      signed: (digestHex) => {
+        signedDigest = digestHex;
+        if (expired) abort.abort(timedOut());
+        abort.signal.throwIfAborted();
+      },
+    };
+    let timer = setTimeout(() => {
+      expired = true;
+      if (signingDigest === null || signedDigest !== null) return abort.abort(timedOut());
+      timer = setTimeout(() => {
+        abandoned = signedDigest === null;
+        abort.abort(timedOut());
+      }, SIGNING_GRACE_MS);
+      timer.unref?.();
+    }, Math.max(0, remaining));
     timer.unref?.();
     // Observed here so a timeout firing while the job module still loads is not an unhandled
     // rejection; Promise.race below still sees it.
@@ -98,35 +135,44 @@ export class JobRunner {
     let settle: () => Promise<unknown>;
     let failing = false;
     try {
-      const job = (await JOBS[entry.kind]()) as Job;
+      kind = (await signatureKind(entry.kind)) as SignatureKind;
+      const job = kind.run as Job;
       // A job that must queue for its slot lets a large document wait on disk meanwhile.
-      if (entry.kind === 'pades' && !this.padesSlots.free) this.deps.documents.spill(entry.request_id);
-      const release = entry.kind === 'pades' ? await this.acquirePadesSlot(timeout) : () => undefined;
+      if (kind.holdsDocument && !this.documentSlots.free) kind.queued?.(entry, this.deps);
+      const release = kind.holdsDocument ? await this.documentSlots.acquire(abort.signal) : () => undefined;
+      let work: ReturnType<Job> | null = null;
       let outcome;
       try {
-        // A resume that only waits for the platform's answer does no local work a crash could
+        // A resume that only waits for a remote engine's answer does no local work a crash could
         // repeat, so it is not an attempt (a phone approval may span several restarts).
-        if (resumed && !(await this.onlyWaits(entry))) {
+        if (resumed && !(engine.remote && (await kind.digestOut(entry, this.deps)))) {
           const attempt = this.registry.recordAttempt(entry.request_id);
           attempt.catch(() => undefined); // observed even when the timeout wins the race
           await Promise.race([attempt, timeout]);
           this.counted.add(entry.request_id);
         }
-        if (this.deps.testFault === 'kill-in-job') await killForTest(created);
-        // A platform request leaves the machine only once its PENDING record is durable and
-        // visible: the platform may push its answer at once, and /receive must find the request
-        // (a push before that was a 404 under load), and a crash must not forget a request the
-        // platform is already signing.
-        if (entry.params.engine === 'platform') await Promise.race([created, timeout]);
-        outcome = await Promise.race([job(entry, this.deps, { signal: abort.signal, resumed, accepted }), timeout]);
+        // Test build only (config.ts testFaultOf): dropped from the release bundle.
+        TEST_FAULT: if (this.deps.testFault === 'kill-in-job') await killForTest(created);
+        // A digest leaves the machine (a remote engine) only once its PENDING record is durable
+        // and visible: the answer may be pushed at once, and /receive must find the request (a
+        // push before that was a 404 under load), and a crash must not forget a request that is
+        // already being signed out there.
+        if (engine.remote) await Promise.race([created, timeout]);
+        work = job(entry, this.deps, jobRun);
+        outcome = await Promise.race([work, timeout]);
       } finally {
-        release();
+        // The slot is given back when the job's work has stopped, not when the timeout ended its
+        // request (issue 18): its document and its PDF worker are in use until then.
+        if (work) void work.then(release, release);
+        else release();
       }
       settle = () => this.registry.complete(entry.request_id, outcome.result, outcome.digestHex, outcome.persist);
     } catch (error) {
       abort.abort(error);
       failing = true;
-      settle = () => this.registry.fail(entry.request_id, error, this.digestOf(entry));
+      // A token that never answered its C_Sign may still have signed: its digest is named too.
+      const digest = signedDigest ?? (abandoned ? signingDigest : null) ?? kind?.auditDigest(entry) ?? null;
+      settle = () => this.registry.fail(entry.request_id, error, digest);
     } finally {
       clearTimeout(timer);
       // The request's own chip PIN is over with its run, whatever happened (issue 16).
@@ -140,17 +186,17 @@ export class JobRunner {
       // It did, but the document did not (a full disk takes a short line, not a document): the
       // caller got the error, and the request must not stay PENDING for the rest of this run.
       failing = true;
-      settle = () => this.registry.fail(entry.request_id, error, this.digestOf(entry));
+      settle = () => this.registry.fail(entry.request_id, error, kind?.auditDigest(entry) ?? null);
     }
-    await this.settleDurably(entry, settle, failing);
+    await this.settleDurably(entry, settle, failing, signedDigest ?? kind?.auditDigest(entry) ?? null);
     // Once final, the documents kept for a restart are no longer needed (this runs after
     // `created`, so the work file's own write has finished). If the final state could not be
     // written (the journal closed at shutdown), the request is still PENDING and keeps them.
     if (this.registry.get(entry.request_id)?.status !== 'PENDING') {
-      // A blockchain request has no documents: three removals of absent files were 3 % of the
-      // service's CPU per EVM signature (issue 10).
-      if (entry.kind === 'pades') this.deps.documents.releaseWork(entry.request_id, { prepared: entry.params.engine === 'platform' });
-      this.deps.platform.hub.forget(entry.request_id);
+      // A kind without documents has nothing to release: three removals of absent files were 3 %
+      // of the service's CPU per EVM signature (issue 10).
+      kind?.release?.(entry, this.deps, engine);
+      engine.forget?.(entry.request_id);
     }
   }
 
@@ -162,7 +208,7 @@ export class JobRunner {
    * failure of a DONE ends the request ERROR, as before. A stop ends the retries: what is left
    * is PENDING on disk and the next start resumes it.
    */
-  private async settleDurably(entry: RequestEntry, settle: () => Promise<unknown>, failing: boolean): Promise<void> {
+  private async settleDurably(entry: RequestEntry, settle: () => Promise<unknown>, failing: boolean, auditDigest: string | null): Promise<void> {
     const id = entry.request_id;
     let attempt = settle;
     let said = false;
@@ -178,7 +224,7 @@ export class JobRunner {
           if (failing) return;
           // The DONE failed for a reason of its own: the request ends ERROR with it.
           failing = true;
-          attempt = () => this.registry.fail(id, error, this.digestOf(entry));
+          attempt = () => this.registry.fail(id, error, auditDigest);
           continue;
         }
       }
@@ -186,27 +232,6 @@ export class JobRunner {
       // again after the pause, so a transition that another writer then failed is retried here.
       if (this.registry.get(id)?.status !== 'PENDING' || this.stopping) return;
       await new Promise((resolve) => setTimeout(resolve, delay).unref());
-    }
-  }
-
-  private digestOf(entry: RequestEntry): string | null {
-    return entry.kind === 'blockchain' ? entry.params.tx_hash : null;
-  }
-
-  /** A platform request whose digest is already out: a blockchain one, or a PAdES one prepared. */
-  private async onlyWaits(entry: RequestEntry): Promise<boolean> {
-    if (entry.params.engine !== 'platform') return false;
-    return entry.kind === 'blockchain' || (await this.deps.documents.readPrepared(entry.request_id)) !== null;
-  }
-
-  /** Waits for a PAdES slot within the request's time; a slot granted after the timeout is given back. */
-  private async acquirePadesSlot(timeout: Promise<never>): Promise<() => void> {
-    const acquiring = this.padesSlots.acquire();
-    try {
-      return await Promise.race([acquiring, timeout]);
-    } catch (error) {
-      void acquiring.then((release) => release());
-      throw error;
     }
   }
 

@@ -1,28 +1,27 @@
-import type { Chip } from '../chip/types';
+import type { PadesLevel } from '../domain/pades';
+import type { StampDecision } from '../pades/placement';
 import type { TestFault } from '../config/config';
 import type { HttpClient } from '../net/http-client';
 import type { CachedCredential, CachedDesign } from '../store/catalog-types';
 import type { DocumentStore } from '../store/document-store';
 import type { RequestEntry } from '../store/request-store';
-import type { PlatformSigningDeps } from './platform-signer';
 import type { DocumentWork } from '../workers/document-work';
-import type { SignTask, SignTaskResult } from './sign-tasks';
+import type { EngineName } from '../domain/signing';
+import type { SigningEngine } from './engine';
 
 /** What a job needs, passed in (no module reaches for globals): easy to wire, easy to test. */
 export interface JobDeps {
   now: () => Date;
-  runTask: (task: SignTask) => Promise<SignTaskResult>;
-  getChip: () => Promise<Chip>;
+  /** Who signs (signing/engines/): the request's engine, chosen once by the runner. */
+  engines: (name: EngineName) => SigningEngine;
   findCredential: (key: string) => CachedCredential | undefined;
   findDesign: (key: string) => CachedDesign | undefined;
   documents: DocumentStore;
   /** The PDF workers: prepare, finish and the long-term updates run there (issue 15). */
   documentWork: DocumentWork;
-  /** engine "platform": the current pairing's platform and where its results arrive. */
-  platform: PlatformSigningDeps;
   tsaUrl: string | null;
   /** serve --pades-level: the level of a request that asks for none. */
-  padesLevel?: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+  padesLevel?: PadesLevel;
   /** Outbound HTTP (timestamp authority, OCSP, CRLs), with the operator's proxy settings. */
   http: HttpClient;
   /** Revocation data the service holds itself (the demo CA's CRL), by URL: no network for it. */
@@ -40,6 +39,20 @@ export interface JobRun {
    * signs, so nothing is signed for a request that is already ERROR.
    */
   signal: AbortSignal;
+  /**
+   * The token is about to sign `digestHex` (the chip's `onSigning`, right before C_Sign): a
+   * timeout meanwhile waits for the outcome (issue 18, job-runner.ts). Throws the abort reason
+   * when the request has already ended: then nothing may be signed.
+   */
+  signing(digestHex: string): void;
+  /**
+   * The signature over `digestHex` exists: should the request end ERROR from now on, its audit
+   * record names this digest (CONTRACT Security: every signature has its record). Throws the
+   * abort reason when the request has ended (its timeout came while the token signed).
+   */
+  signed(digestHex: string): void;
+  /** The request's engine (the credential's, recorded at accept): it signs the digest. */
+  engine: SigningEngine;
   /** The request was accepted by an earlier process and resumed at start-up. */
   resumed: boolean;
   /**
@@ -56,6 +69,11 @@ export interface AcceptedCatalog {
   design: CachedDesign | null;
   /** The request's own chip PIN (`chip_pin`), in memory only: zeroed once its signature is over. */
   chipPin?: Uint8Array;
+  /**
+   * PAdES: where the check before the 202 put the stamp (pades/placement.ts StampDecision), in
+   * memory only: prepare does not walk the page's content again (issue 18).
+   */
+  placement?: StampDecision | null;
 }
 
 export interface JobOutcome {

@@ -5,6 +5,7 @@
  * document stays an exact prefix of the output.
  */
 import { SigningError } from '../errors/errors';
+import type { PadesLevel } from '../domain/pades';
 import type { ValidationData } from '../pades/dss';
 import type { DocumentBytes } from '../store/file-bytes';
 import type { DocumentWork } from '../workers/document-work';
@@ -13,8 +14,6 @@ import type { HttpClient } from '../net/http-client';
 import { collectValidationData, tokenCertificates, type RevocationSources } from './revocation-client';
 import { fetchTimestampTokenForImprint } from './tsa-client';
 
-export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
-export const PADES_LEVELS: readonly PadesLevel[] = ['B-B', 'B-T', 'B-LT', 'B-LTA'];
 
 export interface LongTermInput {
   /** The signed document (B-T): bytes, or a PDF worker's file. */

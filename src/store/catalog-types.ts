@@ -1,9 +1,11 @@
+import type { EngineName } from '../domain/signing';
+
 /** The catalogue as cached in cache.json (PLATFORM.md shapes; snake_case because it is wire data). */
 export interface CachedCredential {
   credential_key: string;
   type: 'pades' | 'evm';
   name: string;
-  engine: 'chip' | 'platform';
+  engine: EngineName;
   default_design_key: string | null;
   /** PAdES: base64 DER, signer first, root last. */
   certificate_chain?: string[];

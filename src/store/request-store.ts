@@ -1,10 +1,11 @@
 import { AppendJournal } from './append-journal';
+import type { DocMdpPermission, PadesLevel } from '../domain/pades';
+import type { EngineName } from '../domain/signing';
 
 export type RequestStatus = 'PENDING' | 'DONE' | 'ERROR';
 export type RequestKind = 'pades' | 'blockchain';
 
 /** Who signs: the machine's chip, or the remote platform (PLATFORM.md), fixed at accept time. */
-export type SigningEngine = 'chip' | 'platform';
 
 /**
  * The request brought its own chip PIN (`chip_pin`, issue 16). Only this mark is journaled: the
@@ -17,21 +18,21 @@ export interface ChipPinMark {
 
 /** What a PAdES request needs to run or resume (never the PDF: the document store keeps it). */
 export interface PadesParams extends ChipPinMark {
-  engine: SigningEngine;
+  engine: EngineName;
   design_key: string | null;
   variables: Record<string, string>;
   reason: string | null;
   location: string | null;
   signer_name: string | null;
   /** The PAdES level the request asked for (issue 12); null or absent: the service's default when it runs. */
-  level?: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA' | null;
+  level?: PadesLevel | null;
   /** DocMDP permission of a certification signature; absent or null: an approval signature. */
-  certify?: 1 | 2 | 3 | null;
+  certify?: DocMdpPermission | null;
 }
 
 /** What a blockchain request needs to run or resume. */
 export interface EvmParams extends ChipPinMark {
-  engine: SigningEngine;
+  engine: EngineName;
   /** 64 lowercase hex digits, no 0x. */
   tx_hash: string;
   chain_id: number | null;

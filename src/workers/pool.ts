@@ -35,6 +35,8 @@ interface Job<T, R> {
   resolve: (v: R) => void;
   reject: (e: unknown) => void;
   signal?: AbortSignal;
+  /** Its number among the tasks posted to its worker (serveWorker counts the same way). */
+  seq?: number;
 }
 
 interface Slot<T, R> {
@@ -47,6 +49,8 @@ interface Slot<T, R> {
   deadline: NodeJS.Timeout | null;
   /** Being ended on purpose (idle, over a limit, the pool closing): its exit is not a fault. */
   retiring: boolean;
+  /** Tasks posted to this worker so far. */
+  posted: number;
 }
 
 /**
@@ -83,7 +87,7 @@ export class WorkerPool<T, R> {
   }
 
   private spawn(start: StartWorker): Slot<T, R> {
-    const slot = { inFlight: [], idle: null, deadline: null, retiring: false } as unknown as Slot<T, R>;
+    const slot = { inFlight: [], idle: null, deadline: null, retiring: false, posted: 0 } as unknown as Slot<T, R>;
     slot.worker = start({
       message: (msg) => this.answered(slot, msg as WorkerAnswer<R>),
       gone: (reason) => this.lost(slot, reason),
@@ -178,8 +182,9 @@ export class WorkerPool<T, R> {
   }
 
   /**
-   * Runs a task. An aborted `signal` takes a task that has not started out of the queue (it
-   * never runs); one already running ends its worker, so its work really stops.
+   * Runs a task. An aborted `signal` takes a task that has not started out of the queue, or
+   * cancels it in the worker it was posted to behind another task: either way it never runs
+   * (issue 18). One already running ends its worker, so its work really stops.
    */
   run(task: T, o: { signal?: AbortSignal } = {}): Promise<R> {
     if (o.signal?.aborted) return Promise.reject(o.signal.reason);
@@ -217,8 +222,10 @@ export class WorkerPool<T, R> {
     if (!slot) return;
     if (slot.inFlight[0] === job) this.endSlot(slot, reason);
     else {
-      // Posted behind another task: it will run there unless the worker ends; let it, but the
-      // caller hears now (its answer, when it comes, is dropped by the settled promise).
+      // Posted behind another task: the worker skips it when its turn comes (serveWorker reads
+      // the cancel before it starts a task) and answers in its place, keeping the order; the
+      // caller hears now. Should the worker end first, pump drops it as aborted.
+      slot.worker.post(cancelMessage(job.seq!));
       job.reject(reason);
     }
   }
@@ -241,6 +248,7 @@ export class WorkerPool<T, R> {
       if (slot.idle) clearTimeout(slot.idle);
       slot.idle = null;
       slot.inFlight.push(job);
+      job.seq = slot.posted++;
       slot.worker.ref();
       slot.worker.post(job.task);
       if (slot.inFlight.length === 1) this.armDeadline(slot);
@@ -281,6 +289,16 @@ export function errorFromWorker(e: WorkerError): LocalsignError {
 /** A worker process's first message: it listens now (handles.ts holds tasks until then). */
 export const READY = { ready: 'localsign-worker' } as const;
 
+/** The pool's word to a worker: the `seq`th task posted to it is not to run (pool.cancel). */
+const CANCEL = 'localsign-cancel';
+function cancelMessage(seq: number): { [CANCEL]: number } {
+  return { [CANCEL]: seq };
+}
+function cancelledSeq(message: unknown): number | null {
+  const seq = typeof message === 'object' && message !== null ? (message as { [CANCEL]?: unknown })[CANCEL] : undefined;
+  return typeof seq === 'number' ? seq : null;
+}
+
 /** Where a worker hears its tasks and answers: a thread's parent port, or a child process's IPC channel. */
 export interface TaskChannel {
   onTask(listener: (task: unknown) => void): void;
@@ -305,16 +323,36 @@ export function processChannel(proc: NodeJS.Process): TaskChannel {
 }
 
 /**
- * Body of a worker: answer each task, in order, with what `run` gives.
+ * Body of a worker: answer each task, in order, with what `run` gives; a task the pool cancelled
+ * before its turn is answered without running.
  */
 export function serveWorker<T, R>(port: TaskChannel, run: (task: T) => R | Promise<R>, o: { retireAboveMb?: number } = {}): void {
   // One at a time and in order: the pool matches answers to tasks by order.
   let chain = Promise.resolve();
-  port.onTask((task) => {
+  let received = 0;
+  /** The number of the next task to start: a cancel below it came too late. */
+  let next = 0;
+  const cancelled = new Set<number>();
+  port.onTask((message) => {
+    const cancel = cancelledSeq(message);
+    if (cancel !== null) {
+      if (cancel >= next) cancelled.add(cancel);
+      return;
+    }
+    const seq = received++;
     chain = chain.then(async () => {
+      // One turn of the event loop first: the messages already sent (a cancel of this task, sent
+      // while it waited behind another) are read before it starts.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      next = seq + 1;
+      if (cancelled.delete(seq)) {
+        // Its caller has its answer already (pool.cancel); this one keeps the order.
+        port.answer({ ok: false, error: { kind: 'internal', type: 'signing', message: 'cancelled before it started' } } satisfies WorkerAnswer<R>);
+        return;
+      }
       let answer: WorkerAnswer<R>;
       try {
-        answer = { ok: true, value: await run(task as T) };
+        answer = { ok: true, value: await run(message as T) };
       } catch (error) {
         answer = { ok: false, error: errorToWorker(error) };
       }

@@ -14,9 +14,26 @@ export class Slots {
     return this.used < this.size;
   }
 
-  async acquire(): Promise<() => void> {
+  /** An aborted `signal` takes a waiter out of the line at once (issue 18: its request has ended). */
+  async acquire(signal?: AbortSignal): Promise<() => void> {
+    signal?.throwIfAborted();
     if (this.used < this.size) this.used += 1;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve)); // the releaser hands its slot over
+    else {
+      // The releaser hands its slot over.
+      await new Promise<void>((resolve, reject) => {
+        const granted = () => {
+          signal?.removeEventListener('abort', leave);
+          resolve();
+        };
+        const leave = () => {
+          const at = this.waiting.indexOf(granted);
+          if (at >= 0) this.waiting.splice(at, 1);
+          reject(signal!.reason);
+        };
+        signal?.addEventListener('abort', leave, { once: true });
+        this.waiting.push(granted);
+      });
+    }
     let released = false;
     return () => {
       if (released) return;

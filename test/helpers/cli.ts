@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /** The built bundle: CLI tests run what users run (`npm test` builds it first). */
@@ -7,6 +7,17 @@ export const BUNDLE = resolve(__dirname, '../../dist/localsign.cjs');
 
 export function assertBundle(): void {
   if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` (npm test does)`);
+}
+
+/**
+ * The tests that provoke a crash need the test build: the release bundle drops LOCALSIGN_TEST_FAULT
+ * (build/bundle.mjs, issue 18), and without it they would wait for a death that never comes.
+ */
+export function assertTestBuild(): void {
+  assertBundle();
+  if (!readFileSync(BUNDLE, 'utf8').includes('LOCALSIGN_TEST_FAULT')) {
+    throw new Error(`${BUNDLE} is a release build without the test switch: run \`LOCALSIGN_TEST_BUILD=1 npm run build\` (npm test does)`);
+  }
 }
 
 export interface CliResult {

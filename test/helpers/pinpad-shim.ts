@@ -3,7 +3,8 @@
  * machine's gcc, which puts SoftHSM2 behind a simulated PIN-pad reader. The token reports
  * CKF_PROTECTED_AUTHENTICATION_PATH, C_Login must come with a NULL PIN, and the "person at the
  * pad" is a file: `type(file, pin)` types, `type(file, NEVER)` or no file at all is a person who
- * never types (the login waits until its session is closed, then CKR_FUNCTION_CANCELED).
+ * never types (the login waits until its session is closed, then CKR_FUNCTION_CANCELED);
+ * `type(file, HOLD)` is a reader that ignores that close until the keypad changes.
  *
  * The file keeps its content after a login: every later NULL-PIN login (one per signature with an
  * always-authenticate key) reads it again, as if the person typed each time. `clearKeypad`
@@ -26,6 +27,13 @@ const CACHE = join(ROOT, 'node_modules', '.cache', 'localsign-pinpad-shim');
 
 /** Keypad content of a person who never types. */
 export const NEVER = 'never';
+
+/**
+ * Keypad content of a reader that does not cancel its wait when the session is closed (a driver
+ * that keeps the token until the person acts): the login returns CKR_FUNCTION_CANCELED only once
+ * the keypad changes, so the token stays busy past the request that asked.
+ */
+export const HOLD = 'hold';
 
 /** CK_RV values the shim itself returns or passes through, for assertions. */
 export const CKR = {

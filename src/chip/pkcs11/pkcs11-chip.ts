@@ -106,7 +106,7 @@ class Pkcs11Chip implements Chip {
   }
 
   signDigest(keyId: string, digest: Uint8Array, options: SignOptions = {}): Promise<Uint8Array> {
-    const { signal, pin } = options;
+    const { signal, pin, onSigning } = options;
     if (digest.length !== 32) {
       return Promise.reject(new ChipError(`digest must be 32 bytes (SHA-256 or keccak256), got ${digest.length}`));
     }
@@ -137,12 +137,21 @@ class Pkcs11Chip implements Chip {
         const key = await this.#findKey(session, id);
         if (key.handle === null) throw new ChipError(`the private key of ${id} on token '${session.label}' is not visible after the login`);
         const context = key.pinPerSignature ? this.#userSecret(pin) ?? undefined : undefined;
+        // A login that returned after the request ended (a reader that does not cancel its PIN
+        // pad) must not lead to a C_SignInit for it either.
+        signal?.throwIfAborted();
+        // The last look before C_Sign, and the caller's hook, run in one turn of the event loop:
+        // a timeout either comes before (no signature) or finds the signature under way (issue 18).
+        const beforeSign = () => {
+          signal?.throwIfAborted();
+          onSigning?.();
+        };
         if (key.algorithm === 'rsa') {
           // RSASSA-PKCS1-v1_5 (RFC 8017 §8.2): CKM_RSA_PKCS pads and signs the DigestInfo we give it.
-          return await session.sign(key.handle, CKM_RSA_PKCS, sha256DigestInfo(digest), context);
+          return await session.sign(key.handle, CKM_RSA_PKCS, sha256DigestInfo(digest), context, beforeSign);
         }
         // CKM_ECDSA signs the digest as given and returns r‖s, each the size of the order (pkcs11-curr §2.3.1).
-        const signature = await session.sign(key.handle, CKM_ECDSA, digest, context);
+        const signature = await session.sign(key.handle, CKM_ECDSA, digest, context, beforeSign);
         if (signature.length !== 64) {
           throw new ChipError(`token '${session.label}' returned a ${signature.length}-byte ECDSA signature; expected r‖s of 64 bytes`);
         }
@@ -158,7 +167,7 @@ class Pkcs11Chip implements Chip {
           this.#keys = null;
         }
       }
-    });
+    }, signal);
     // The request's PIN is zeroed once this signature is over, whatever the outcome.
     return pin ? run.finally(() => pin.fill(0)) : run;
   }
@@ -222,8 +231,11 @@ class Pkcs11Chip implements Chip {
     throw new ChipError(`no signing key with id ${id} on token '${session.label}'`);
   }
 
-  /** Runs `op` on the session in the queue; on a lost session, reconnects once and retries. */
-  #run<T>(op: (session: TokenSession) => Promise<T>): Promise<T> {
+  /**
+   * Runs `op` on the session in the queue; on a lost session, reconnects once and retries. An
+   * aborted `signal` takes a call still waiting out of the queue at once (serial-queue.ts).
+   */
+  #run<T>(op: (session: TokenSession) => Promise<T>, signal?: AbortSignal): Promise<T> {
     return this.#queue.run(async () => {
       if (this.#closed) throw new ChipError('the PKCS#11 chip is closed');
       // Calls queued behind one the token refused the stored PIN for: none reaches the token.
@@ -247,7 +259,7 @@ class Pkcs11Chip implements Chip {
         if (error instanceof TokenNotPresentError || isSessionLost(error)) this.#present = false;
         throw error;
       }
-    });
+    }, signal);
   }
 
   async #ensureSession(): Promise<TokenSession> {

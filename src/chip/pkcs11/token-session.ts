@@ -157,8 +157,10 @@ export class TokenSession {
    * C_SignInit + C_Sign with a parameterless mechanism; one C_Sign call, grown once if too small.
    * With `context` (an always-authenticate key), C_Login(CKU_CONTEXT_SPECIFIC) comes right after
    * C_SignInit (v2.40 §4.9, §5.6): the token wants the PIN for this one signature.
+   * `beforeSign` runs right before C_Sign, the call after which the signature exists: it may throw
+   * to make none (the operation is then left active, and the chip drops this session).
    */
-  async sign(key: bigint, mechanism: number, data: Uint8Array, context?: LoginSecret): Promise<Uint8Array> {
+  async sign(key: bigint, mechanism: number, data: Uint8Array, context?: LoginSecret, beforeSign?: () => void): Promise<Uint8Array> {
     const api = this.#api;
     const arena = api.arena();
     try {
@@ -169,6 +171,7 @@ export class TokenSession {
       // the session): the chip drops this session rather than meet CKR_OPERATION_ACTIVE next.
       this.#spoiled = true;
       if (context) await this.login(context, CKU_CONTEXT_SPECIFIC);
+      beforeSign?.();
       const input = arena.bytes(data);
       let capacity = 1024; // an 8192-bit RSA signature
       for (;;) {

@@ -9,7 +9,7 @@ import { escapeControls } from '../../log/escape';
 import { renderDesignPreview } from '../../pades/design-preview';
 import { decodeStampPng } from '../../pades/stamp-png';
 import { addDesign, applyDesignsToCache, parseOperatorDesign, removeDesign } from '../../platform/embedded-designs';
-import { formatStampDate, resolveStamp } from '../../signing/pades-job';
+import { formatStampDate, resolveStamp } from '../../signing/stamp-values';
 import type { CachedDesign } from '../../store/catalog-types';
 import { printData, repeatedFlag, UsageError } from '../output';
 import { assertOutputFolder, writeOutputFile } from '../output-file';

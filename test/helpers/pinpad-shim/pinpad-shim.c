@@ -13,7 +13,9 @@
  *                       module. With NULL, the shim waits for the keypad file, then logs in with
  *                       the PIN in it, or returns CKR_FUNCTION_CANCELED once the session is closed
  *                       (C_CloseSession, C_CloseAllSessions of its slot, C_Finalize), from any
- *                       thread.
+ *                       thread. A keypad holding "hold" is a reader that does not cancel: a
+ *                       closed session's login keeps waiting until the keypad changes (then
+ *                       CKR_FUNCTION_CANCELED); only C_Finalize ends it at once.
  *   C_Sign              forwarded and logged.
  * Everything else is the real module's own function pointer.
  *
@@ -173,11 +175,15 @@ _Static_assert(offsetof(CK_TOKEN_INFO, flags) == 96, "CK_TOKEN_INFO.flags follow
 #define POLL_MS 20
 #define MAX_PIN 256
 
+/* How a waiting login was cancelled: its session closed (a "hold" reader ignores it), or C_Finalize. */
+#define CANCEL_SESSION 1
+#define CANCEL_FINALIZE 2
+
 /* One C_Login waiting at the pad; lives on the waiting thread's stack, linked while it waits. */
 struct waiter {
   CK_SESSION_HANDLE session;
   CK_SLOT_ID slot;
-  int cancelled;
+  int cancelled; /* 0, CANCEL_SESSION or CANCEL_FINALIZE */
   struct waiter *next;
 };
 
@@ -287,12 +293,12 @@ static CK_RV ensure_loaded(void) {
   return rv;
 }
 
-/* Marks matching waiters cancelled and wakes them. Call with state_lock held. */
-static void cancel_where(int (*match)(const struct waiter *, CK_ULONG), CK_ULONG value) {
+/* Marks matching waiters cancelled (`level`) and wakes them. Call with state_lock held. */
+static void cancel_where(int (*match)(const struct waiter *, CK_ULONG), CK_ULONG value, int level) {
   int any = 0;
   for (struct waiter *w = waiters; w != NULL; w = w->next) {
-    if (!w->cancelled && match(w, value)) {
-      w->cancelled = 1;
+    if (w->cancelled < level && match(w, value)) {
+      w->cancelled = level;
       any = 1;
     }
   }
@@ -305,7 +311,8 @@ static int every(const struct waiter *w, CK_ULONG unused) { (void)w; (void)unuse
 
 /*
  * Reads what the person typed: 1 with the PIN in `pin` (trailing CR/LF removed), 0 while the file
- * is missing, empty or holds exactly "never".
+ * is missing, empty or holds exactly "never", 2 while it holds exactly "hold" (a reader that does
+ * not cancel its wait when the session closes).
  */
 static int read_keypad(const char *path, char *pin, size_t size, size_t *length) {
   if (path == NULL) return 0;
@@ -322,9 +329,10 @@ static int read_keypad(const char *path, char *pin, size_t size, size_t *length)
   close(fd);
   while (total > 0 && (pin[total - 1] == '\n' || pin[total - 1] == '\r')) total--;
   pin[total] = '\0';
-  if (total == 0 || strcmp(pin, "never") == 0) {
+  if (total == 0 || strcmp(pin, "never") == 0 || strcmp(pin, "hold") == 0) {
+    int hold = strcmp(pin, "hold") == 0;
     explicit_bzero(pin, size);
-    return 0;
+    return hold ? 2 : 0;
   }
   *length = total;
   return 1;
@@ -351,7 +359,7 @@ static CK_RV shim_C_Finalize(void *pReserved) {
   /* Every waiting login ends before the real module goes away under it. */
   pthread_mutex_lock(&state_lock);
   while (waiting > 0) {
-    cancel_where(every, 0); /* again each time: a login may have started waiting meanwhile */
+    cancel_where(every, 0, CANCEL_FINALIZE); /* again each time: a login may have started waiting meanwhile */
     pthread_cond_wait(&state_changed, &state_lock);
   }
   pthread_mutex_unlock(&state_lock);
@@ -367,7 +375,7 @@ static CK_RV shim_C_GetTokenInfo(CK_SLOT_ID slotID, CK_TOKEN_INFO *pInfo) {
 static CK_RV shim_C_CloseSession(CK_SESSION_HANDLE hSession) {
   pthread_once(&cond_once, init_cond);
   pthread_mutex_lock(&state_lock);
-  cancel_where(by_session, hSession);
+  cancel_where(by_session, hSession, CANCEL_SESSION);
   pthread_mutex_unlock(&state_lock);
   return real->C_CloseSession(hSession);
 }
@@ -375,7 +383,7 @@ static CK_RV shim_C_CloseSession(CK_SESSION_HANDLE hSession) {
 static CK_RV shim_C_CloseAllSessions(CK_SLOT_ID slotID) {
   pthread_once(&cond_once, init_cond);
   pthread_mutex_lock(&state_lock);
-  cancel_where(by_slot, slotID);
+  cancel_where(by_slot, slotID, CANCEL_SESSION);
   pthread_mutex_unlock(&state_lock);
   return real->C_CloseAllSessions(slotID);
 }
@@ -406,14 +414,15 @@ static CK_RV shim_C_Login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_
   self.next = waiters;
   waiters = &self;
   waiting++;
-  while (!self.cancelled) {
+  while (self.cancelled != CANCEL_FINALIZE) {
     char path[4096];
     int have = keypad_path != NULL && strlen(keypad_path) < sizeof path;
     if (have) strcpy(path, keypad_path);
     pthread_mutex_unlock(&state_lock);
-    typed = have && read_keypad(path, pin, sizeof pin, &length);
+    int state = have ? read_keypad(path, pin, sizeof pin, &length) : 0;
+    typed = state == 1;
     pthread_mutex_lock(&state_lock);
-    if (typed || self.cancelled) break;
+    if (typed || (self.cancelled && state != 2)) break;
     struct timespec until;
     clock_gettime(CLOCK_MONOTONIC, &until);
     until.tv_nsec += POLL_MS * 1000000L;

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recoverAddress, Signature } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertTestBuild } from '../../helpers/cli';
 import { PKCS11_SPY, spyEnv, spySequence } from '../../helpers/pkcs11-spy';
 import { type authed, waitForResult, type ServiceProcess } from '../../helpers/service-process';
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../../helpers/softhsm';
@@ -124,6 +125,7 @@ describe('a chip that takes its PIN from each request', () => {
   });
 
   it('a request PENDING when the service stops ends ERROR at the next start: the PIN was never kept', async () => {
+    assertTestBuild();
     await stop();
     // The test-only fault kills the service where the job would sign, once the request is durable.
     await start({ LOCALSIGN_TEST_FAULT: 'kill-in-job' });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertTestBuild } from '../../helpers/cli';
 import { authed, initEmbeddedWithWrapper, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { PDF_B64, readCatalog, txHashOf } from './_load';
@@ -14,6 +15,7 @@ const tmp = makeTmpHome('localsign-audit-once-');
 let svc: ServiceProcess | undefined;
 let creds: { key: string; secret: string };
 beforeAll(() => {
+  assertTestBuild();
   creds = initEmbeddedWithWrapper(tmp.home);
 });
 afterAll(async () => {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { assertTestBuild } from '../../helpers/cli';
 import { authed, initEmbeddedWithWrapper, serveUntilExit, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { PDF_B64, readCatalog, startSilentServer, txHashOf, type Catalog, type SilentServer } from './_load';
@@ -66,6 +67,7 @@ describe.each(['pades', 'blockchain'] as const)('a %s request that kills the ser
   let poison: string;
 
   beforeAll(() => {
+    assertTestBuild();
     creds = initEmbeddedWithWrapper(home);
   });
   afterAll(async () => {

@@ -27,7 +27,7 @@ const LAYERS: string[][] = [
   ['log'],
   ['config'],
   ['errors'],
-  ['types', 'assets'],
+  ['types', 'assets', 'domain'],
 ];
 /**
  * Entry points do not call each other: the CLI reaches the HTTP layer only through service/,

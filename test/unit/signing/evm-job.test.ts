@@ -4,7 +4,8 @@ import { computeAddress, recoverAddress, Signature } from 'ethers';
 import { describe, expect, it } from 'vitest';
 import type { Chip } from '../../../src/chip/types';
 import { signDigestSecp256k1 } from '../../../src/evm';
-import { runEvmJob } from '../../../src/signing/evm-job';
+import { runEvmJob } from '../../../src/signing/kinds/evm';
+import { signingEngines } from '../../../src/signing/engines';
 import { HttpClient } from '../../../src/net/http-client';
 import { DocumentStore } from '../../../src/store/document-store';
 import { PlatformResultHub } from '../../../src/signing/platform-results';
@@ -31,24 +32,24 @@ const entry = (chainId: number | null): Extract<RequestEntry, { kind: 'blockchai
   created_at: '2026-11-22T10:00:00.000Z', completed_at: null, params: { engine: 'chip', tx_hash: TX, chain_id: chainId },
 });
 
-const RUN = { signal: new AbortController().signal, resumed: false };
+const RUN = { signal: new AbortController().signal, resumed: false, signing: () => undefined, signed: () => undefined };
+/** A run of `d`'s chip engine, as the runner makes it. */
+const runOf = (d: JobDeps) => ({ ...RUN, engine: d.engines('chip') });
 
 const deps = (address: string): JobDeps => ({
   now: () => new Date('2026-11-22T10:00:00Z'),
-  runTask: async (t) => runSignTask(t),
+  engines: signingEngines({ runTask: async (t) => runSignTask(t), getChip: async () => tokenLike, platform: { platform: () => null, hub: new PlatformResultHub() } }),
   documentWork: inlineDocumentWork(),
-  getChip: async () => tokenLike,
   findCredential: () => ({ credential_key: 'k', type: 'evm', name: 'w', engine: 'chip', default_design_key: null, address, chip_key_id: '03', public_key_hex: Buffer.from(PUBLIC).toString('hex') }),
   findDesign: () => undefined,
   documents: new DocumentStore({ work: tmpdir(), results: tmpdir() }),
-  platform: { platform: () => null, hub: new PlatformResultHub() },
   tsaUrl: null,
   http: new HttpClient({ httpProxy: null, httpsProxy: null, noProxy: null }),
 });
 
 describe('runEvmJob with a chip that gives raw r‖s', () => {
   it('normalises s, finds the recovery id and answers EIP-155 v; ethers recovers the address', async () => {
-    const { result, digestHex } = await runEvmJob(entry(1), deps(ADDRESS), RUN);
+    const { result, digestHex } = await runEvmJob(entry(1), deps(ADDRESS), runOf(deps(ADDRESS)));
     expect(digestHex).toBe(TX);
     expect(result).toMatchObject({ address: ADDRESS, chain_id: 1 });
     expect(BigInt(String(result.s)) <= secp256k1.Point.CURVE().n / 2n).toBe(true);
@@ -58,6 +59,6 @@ describe('runEvmJob with a chip that gives raw r‖s', () => {
 
   it('refuses a credential whose cached address is not its public key\'s', async () => {
     const other = computeAddress('0x' + Buffer.from(secp256k1.getPublicKey(new Uint8Array(32).fill(0x47), false)).toString('hex'));
-    await expect(runEvmJob(entry(null), deps(other), RUN)).rejects.toThrow(`credential k: its public key does not match its address ${other}; run sync`);
+    await expect(runEvmJob(entry(null), deps(other), runOf(deps(other)))).rejects.toThrow(`credential k: its public key does not match its address ${other}; run sync`);
   });
 });

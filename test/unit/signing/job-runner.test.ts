@@ -15,6 +15,7 @@ import { HttpClient } from '../../../src/net/http-client';
 import { DocumentStore } from '../../../src/store/document-store';
 import { PlatformResultHub } from '../../../src/signing/platform-results';
 import type { JobDeps } from '../../../src/signing/job-types';
+import { signingEngines } from '../../../src/signing/engines';
 import { inlineDocumentWork } from '../../helpers/document-work';
 import { runSignTask } from '../../../src/signing/sign-tasks';
 import { RequestStore } from '../../../src/store/request-store';
@@ -39,7 +40,7 @@ describe('JobRunner request timeout', () => {
   // JobRunner arms the timeout before it awaits the job module's dynamic import; a timer firing
   // during that import rejects with no handler yet (reported: job-runner.ts). Load it first.
   beforeAll(async () => {
-    await import('../../../src/signing/evm-job');
+    await import('../../../src/signing/kinds/evm');
   });
   let dir: string;
   let clock: number;
@@ -67,13 +68,11 @@ describe('JobRunner request timeout', () => {
 
   const deps = (chip: Chip): JobDeps => ({
     now: () => new Date(clock),
-    runTask: async (t) => runSignTask(t),
+    engines: signingEngines({ runTask: async (t) => runSignTask(t), getChip: async () => chip, platform: { platform: () => null, hub: new PlatformResultHub() } }),
     documentWork: inlineDocumentWork(),
-    getChip: async () => chip,
     findCredential: (k) => (k === CREDENTIAL.credential_key ? (CREDENTIAL as never) : undefined),
     findDesign: () => undefined,
     documents: new DocumentStore({ work: tmpdir(), results: tmpdir() }),
-    platform: { platform: () => null, hub: new PlatformResultHub() },
     tsaUrl: null,
     http: new HttpClient({ httpProxy: null, httpsProxy: null, noProxy: null }),
   });
@@ -206,13 +205,15 @@ describe('JobRunner and the remote platform', () => {
     const credential = { ...CREDENTIAL, engine: 'platform' };
     const runner = new JobRunner(registry, {
       now,
-      runTask: async (t) => runSignTask(t),
+      engines: signingEngines({
+        runTask: async (t) => runSignTask(t),
+        getChip: async () => { throw new Error('no chip for a platform credential'); },
+        platform: { platform: () => platform as never, hub: new PlatformResultHub() },
+      }),
       documentWork: inlineDocumentWork(),
-      getChip: async () => { throw new Error('no chip for a platform credential'); },
       findCredential: (k) => (k === credential.credential_key ? (credential as never) : undefined),
       findDesign: () => undefined,
       documents: new DocumentStore({ work: dir, results: dir }),
-      platform: { platform: () => platform as never, hub: new PlatformResultHub() },
       tsaUrl: null,
       http: new HttpClient({ httpProxy: null, httpsProxy: null, noProxy: null }),
     }, 60_000);

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChipError, DocumentLimitError, LocalsignError } from '../../../src/errors/errors';
 import { processStarter, threadStarter } from '../../../src/workers/handles';
@@ -147,4 +148,80 @@ describe('WorkerPool over worker processes, with limits', () => {
     await expect(p.run({ op: 'die' })).rejects.toThrow('the test worker stopped (exit code 3); try again');
     await expect(p.run({ op: 'other' })).rejects.toThrow('not a PDF');
   });
+});
+
+/**
+ * Issue 18: a task whose caller gave up never starts, wherever it waited: in the pool's queue
+ * behind a busy worker (depth 1, as the PDF workers run), or already posted to a worker behind
+ * the task it runs (the signing threads keep four posted ahead). The worker is the real
+ * serveWorker, bundled here (vitest cannot run .ts in a thread): it lists the tasks it started,
+ * and `hold` keeps it busy until the test lets go.
+ */
+const SERVED_WORKER = `
+import { parentPort } from 'node:worker_threads';
+import { serveWorker, threadChannel } from './src/workers/pool';
+const started: number[] = [];
+serveWorker(threadChannel(parentPort!), (task: { op: string; n?: number; flag?: SharedArrayBuffer }) => {
+  if (task.op === 'started') return started;
+  started.push(task.n!);
+  if (task.op === 'hold') {
+    const flag = new Int32Array(task.flag!);
+    Atomics.store(flag, 0, 1);
+    Atomics.wait(flag, 0, 1);
+  }
+  return task.n;
+});`;
+
+describe('WorkerPool: an aborted task never starts', () => {
+  let code: string;
+  type HeldTask = Task & { flag?: SharedArrayBuffer };
+  let pool: WorkerPool<HeldTask, unknown> | null = null;
+  beforeAll(async () => {
+    const out = await build({ stdin: { contents: SERVED_WORKER, resolveDir: resolve(__dirname, '../../..'), loader: 'ts' }, bundle: true, platform: 'node', format: 'cjs', write: false, logLevel: 'warning' });
+    code = out.outputFiles[0]!.text;
+  });
+  afterEach(async () => pool?.close());
+  const make = (depth: number) => (pool = new WorkerPool<HeldTask, unknown>({ name: 'test worker', workers: 1, start: threadStarter({ kind: 'code', code }, 'test'), inline, depth }));
+
+  /** Starts a task that holds the worker until `release()`; resolves once the worker runs it. */
+  const hold = async (p: NonNullable<typeof pool>) => {
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const done = p.run({ op: 'hold', n: 1, flag: flag.buffer as SharedArrayBuffer });
+    for (let i = 0; Atomics.load(flag, 0) !== 1; i += 1) {
+      if (i > 2_000) throw new Error('the worker never started the holding task');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return {
+      done,
+      release: () => {
+        Atomics.store(flag, 0, 2);
+        Atomics.notify(flag, 0);
+      },
+    };
+  };
+
+  it('aborted before run: rejected at once, no worker started, nothing posted', async () => {
+    const p = make(4);
+    await expect(p.run({ op: 'mark', n: 2 }, { signal: AbortSignal.abort(new Error('over before it began')) })).rejects.toThrow('over before it began');
+    expect(p.size).toBe(0);
+    await expect(p.run({ op: 'started' })).resolves.toEqual([]);
+  });
+
+  for (const [where, depth] of [['in the pool\'s queue behind a busy worker (depth 1)', 1], ['posted to a busy worker behind its running task (depth 4)', 4]] as const) {
+    it(`aborted while it waits ${where}: its caller hears at once, and it never runs`, async () => {
+      const p = make(depth);
+      const busy = await hold(p);
+      const abort = new AbortController();
+      const waiting = p.run({ op: 'mark', n: 2 }, { signal: abort.signal });
+      const after = p.run({ op: 'mark', n: 3 });
+      abort.abort(new Error('timed out while queued'));
+      // Heard while the worker is still held: the caller is not kept until the worker is free.
+      await expect(waiting).rejects.toThrow('timed out while queued');
+      busy.release();
+      await expect(busy.done).resolves.toBe(1);
+      await expect(after).resolves.toBe(3);
+      await expect(p.run({ op: 'started' })).resolves.toEqual([1, 3]);
+      expect(p.size).toBe(1); // the same worker throughout: the cancel did not cost it
+    });
+  }
 });

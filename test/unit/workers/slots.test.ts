@@ -23,4 +23,21 @@ describe('Slots', () => {
     // All free again: two acquire at once without waiting.
     await Promise.all([slots.acquire(), slots.acquire()]);
   });
+
+  it('a waiter whose signal is aborted leaves the line at once; the slot goes to the next one', async () => {
+    const slots = new Slots(1);
+    const held = await slots.acquire();
+    const abort = new AbortController();
+    const leaving = slots.acquire(abort.signal);
+    const next = slots.acquire();
+    abort.abort(new Error('timed out waiting'));
+    await expect(leaving).rejects.toThrow('timed out waiting');
+    held();
+    const releaseNext = await next;
+    expect(slots.free).toBe(false);
+    releaseNext();
+    expect(slots.free).toBe(true);
+    await expect(slots.acquire(AbortSignal.abort(new Error('over')))).rejects.toThrow('over');
+    expect(slots.free).toBe(true);
+  });
 });

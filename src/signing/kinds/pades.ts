@@ -1,28 +1,18 @@
-import { SigningError } from '../errors/errors';
-import { algorithmOfCertificate, ecdsaRawToDer } from '../pades/cms';
-import { fillStampText } from '../pades/stamp-text';
-import type { PreparedPades, StampSpec } from '../pades/types';
-import { byteLength, readSlice } from '../store/file-bytes';
-import type { PreparedDocument } from '../workers/document-work';
-import { removeStepFile, StepFiles } from './step-files';
-import type { PreparedRecord } from '../store/document-store';
-import type { RequestEntry } from '../store/request-store';
-import type { CachedDesign } from '../store/catalog-types';
-import { fetchTimestampToken } from './tsa-client';
-import { extendToLongTerm, type PadesLevel } from './long-term';
-import { signatureContentsAt } from '../pades/dss';
-import type { Job, JobDeps, JobRun } from './job-types';
-import { signPadesOnPlatform } from './platform-signer';
-import { chipPinOf } from './chip-pin';
-
-/** The signing date as it appears on stamps: unambiguous and locale-free. */
-export function formatStampDate(d: Date): string {
-  return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-
-export function resolveStamp(design: CachedDesign, values: Record<string, string | undefined>): StampSpec {
-  return { ...design.stamp, lines: design.stamp.lines.map((l) => ({ text: fillStampText(l.text, values), size: l.size })) };
-}
+import { SigningError } from '../../errors/errors';
+import type { PreparedPades, StampSpec } from '../../pades/types';
+import { byteLength, readSlice } from '../../store/file-bytes';
+import type { PreparedDocument } from '../../workers/document-work';
+import { removeStepFile, StepFiles } from '../step-files';
+import type { PreparedRecord } from '../../store/document-store';
+import type { RequestEntry } from '../../store/request-store';
+import { fetchTimestampToken } from '../tsa-client';
+import { extendToLongTerm } from '../long-term';
+import type { PadesLevel } from '../../domain/pades';
+import { signatureContentsAt } from '../../pades/dss';
+import type { Job, JobDeps, JobRun } from '../job-types';
+import type { SignatureKind } from '../kind';
+import { chipPinOf } from '../chip-pin';
+import { formatStampDate, resolveStamp } from '../stamp-values';
 
 /** The prepared state as the document store keeps it (for a platform that answers after a restart). */
 function toRecord(prepared: PreparedDocument): PreparedRecord {
@@ -91,6 +81,9 @@ async function prepare(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: Jo
     stamp,
     reserveTimestamp: levelOf(entry, deps) !== 'B-B',
     certify: p.certify ?? null,
+    // Where the check before the 202 put the stamp: not decided again (issue 18). A request
+    // resumed after a restart has none, and prepare decides as that check did.
+    placement: run.accepted?.placement ?? null,
   }, run.signal);
 }
 
@@ -101,10 +94,9 @@ function levelOf(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: JobDeps)
 
 /**
  * PAdES signing in the two steps the engine defines: prepare (PDF -> digest of the signed
- * attributes), the chip or the platform signs the digest, finish (signature -> signed PDF). The
+ * attributes), the request's engine signs the digest, finish (signature -> signed PDF). The
  * output is verified before DONE (CONTRACT "Before DONE the service verifies the signature it
- * produced"). For the platform, the prepared document is kept on disk before the digest leaves:
- * the answer may come minutes later, after a restart, and must fit the same prepared bytes.
+ * produced").
  */
 export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
   const level = levelOf(entry, deps);
@@ -115,36 +107,36 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
     throw new SigningError(`credential ${entry.credential_key} is no longer a PAdES credential in the cache`);
   }
   const certificateChain = credential.certificate_chain.map((c) => new Uint8Array(Buffer.from(c, 'base64')));
-  let signatureValue: Uint8Array;
   let prepared: PreparedDocument;
   // Large documents move between the steps as files a PDF worker wrote (work/xfer-*.tmp): each is
   // removed once the next step has made its own, and the last one becomes the result.
   const steps = new StepFiles();
   try {
-  if (entry.params.engine === 'platform') {
-    const kept = run.resumed ? await deps.documents.readPrepared(entry.request_id) : null;
-    prepared = kept ? fromRecord(kept) : await prepare(entry, deps, run, certificateChain);
-    // Kept for a restart (a worker's file is adopted as the prepared PDF, not copied).
-    if (!kept) prepared = { ...prepared, pdf: await deps.documents.savePrepared(entry.request_id, toRecord(prepared)) };
-    signatureValue = await signPadesOnPlatform(deps.platform, {
+  // Before the document work: a PIN lost to a restart ends the request without preparing.
+  const pin = chipPinOf(entry, run);
+  // A remote engine may answer minutes later, after a restart: the prepared document is kept on
+  // disk before the digest leaves, and the answer must fit those same prepared bytes.
+  const kept = run.engine.remote && run.resumed ? await deps.documents.readPrepared(entry.request_id) : null;
+  prepared = kept ? fromRecord(kept) : await prepare(entry, deps, run, certificateChain);
+  // Kept for a restart (a worker's file is adopted as the prepared PDF, not copied).
+  if (run.engine.remote && !kept) prepared = { ...prepared, pdf: await deps.documents.savePrepared(entry.request_id, toRecord(prepared)) };
+  else if (!kept) steps.made(prepared.pdf);
+  const digestHex = Buffer.from(prepared.digest).toString('hex');
+  const signatureValue = await run.engine.sign(
+    {
+      form: 'cms',
       requestId: entry.request_id,
       credential,
       digest: prepared.digest,
       signedAttributes: prepared.signedAttributes,
-      // Only a prepared state on disk means the digest may already be with the platform.
+      // Only a prepared state on disk means the digest may already be with a remote engine.
       resumed: kept !== null,
-      signal: run.signal,
-    });
-  } else {
-    if (!credential.chip_key_id) throw new SigningError(`credential ${entry.credential_key} has no key on this machine's chip; run sync`);
-    const pin = chipPinOf(entry, run);
-    prepared = await prepare(entry, deps, run, certificateChain);
-    steps.made(prepared.pdf);
-    const chip = await deps.getChip();
-    run.signal.throwIfAborted(); // the request ended meanwhile: sign nothing
-    const raw = await chip.signDigest(credential.chip_key_id, prepared.digest, { pin, signal: run.signal });
-    signatureValue = algorithmOfCertificate(certificateChain[0]!) === 'p256' ? ecdsaRawToDer(raw) : raw;
-  }
+      pin,
+      onSigning: () => run.signing(digestHex),
+    },
+    run.signal,
+  );
+  run.signed(digestHex);
   const timestampToken = level !== 'B-B' ? await fetchTimestampToken(deps.http, deps.tsaUrl!, signatureValue, { signal: run.signal }) : null;
   // The PDF worker signs the prepared document in place and reads the signature back.
   let signed = steps.made(await deps.documentWork.finish(prepared, signatureValue, timestampToken, run.signal));
@@ -188,4 +180,15 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
     await steps.discard();
     throw error;
   }
+};
+
+export const padesKind: SignatureKind<'pades'> = {
+  run: runPadesJob,
+  holdsDocument: true,
+  // Waiting for a slot: a large document waits on disk, not in memory.
+  queued: (entry, deps) => deps.documents.spill(entry.request_id),
+  // The digest is known only once the document is prepared (JobRun.signed names it).
+  auditDigest: () => null,
+  digestOut: async (entry, deps) => (await deps.documents.readPrepared(entry.request_id)) !== null,
+  release: (entry, deps, engine) => deps.documents.releaseWork(entry.request_id, { prepared: engine.remote }),
 };
