@@ -1,4 +1,5 @@
 import { InvalidInputError, PdfInputError } from '../errors/errors';
+import { notAPdf, PDF_HEADER, PREVIEW_BYTES, previewBytes, requirePdfHeader, startsWithAscii } from './pdf-header';
 
 /**
  * Spec §7 "Tolerance for pdf_base64": repair an encoding only when one reading is possible, then
@@ -11,11 +12,8 @@ import { InvalidInputError, PdfInputError } from '../errors/errors';
 export type Base64Repair = 'data-uri-prefix' | 'line-breaks' | 'padding' | 'url-safe-alphabet' | 'double-encoded';
 
 const DATA_URI_PREFIX = 'data:application/pdf;base64,';
-const PDF_HEADER = '%PDF-';
 /** Spec §8: base64 line width tolerated for repair; 76 is MIME's (RFC 2045 §6.8), PEM's 64 fits. */
 const MAX_LINE_WIDTH = 76;
-/** CONTRACT: no more than 16 bytes of the document ever appear in a message. */
-const PREVIEW_BYTES = 16;
 /** base64("%PDF-") begins with these 7 characters in both alphabets: the double-encoding gate. */
 const PDF_HEADER_B64 = 'JVBERi0';
 const LAYOUT_RULE =
@@ -45,17 +43,6 @@ CLASS[0x0a] = C.Lf;
 CLASS[0x0d] = C.Cr;
 CLASS[0x20] = CLASS[0x09] = CLASS[0x0b] = CLASS[0x0c] = C.Space;
 
-/** Printable ASCII (0x20..0x7e) as is, any other byte as `\xNN`: the CONTRACT's 16-byte preview. */
-export function previewBytes(bytes: Uint8Array, max = PREVIEW_BYTES): string {
-  let out = '';
-  const end = Math.min(bytes.length, max);
-  for (let i = 0; i < end; i++) {
-    const b = bytes[i]!;
-    out += b >= 0x20 && b <= 0x7e ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`;
-  }
-  return out;
-}
-
 function describeChar(code: number): string {
   if (code > 0x20 && code < 0x7f) return JSON.stringify(String.fromCharCode(code));
   return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
@@ -72,32 +59,6 @@ function previewText(text: string, start: number): string {
  */
 function received(preview: string): string {
   return `(received "${preview}"; expected base64 of a PDF, whose bytes start with "${PDF_HEADER}")`;
-}
-
-function notAPdf(preview: string, detail = '', cause?: unknown, field = 'pdf_base64'): PdfInputError {
-  return new PdfInputError(
-    `${field} does not contain a PDF: it starts with "${preview}" where "${PDF_HEADER}" was expected${detail}`,
-    cause === undefined ? undefined : { cause },
-  );
-}
-
-/**
- * CONTRACT: a document must start with `%PDF-` at byte 0 (junk before it is refused, naming
- * where the header is); the message shows the 16-byte preview. `field` names where it came from
- * (`pdf_base64`, or `the request body` for the raw transport).
- */
-export function requirePdfHeader(pdf: Uint8Array, field = 'pdf_base64'): void {
-  if (startsWithAscii(pdf, PDF_HEADER)) return;
-  const at = indexOfHeader(pdf);
-  const detail = at > 0 ? ` (the header appears at byte ${at}; data before it is not repaired)` : '';
-  if (pdf.length === 0) throw new PdfInputError(`${field} is empty; expected a PDF, whose bytes start with "${PDF_HEADER}"`);
-  throw notAPdf(previewBytes(pdf), detail, undefined, field);
-}
-
-function startsWithAscii(bytes: Uint8Array, ascii: string): boolean {
-  if (bytes.length < ascii.length) return false;
-  for (let i = 0; i < ascii.length; i++) if (bytes[i] !== ascii.charCodeAt(i)) return false;
-  return true;
 }
 
 interface Decoded {
@@ -340,16 +301,4 @@ export function decodePdfBase64(field: unknown): { pdf: Uint8Array; repairs: Bas
   }
   requirePdfHeader(pdf);
   return { pdf, repairs };
-}
-
-/**
- * Where `%PDF-` occurs within the first 1024 bytes, or -1: ISO 32000-1 §7.5.2 puts the header on
- * the first line, but many readers search 1024 bytes, so naming the offset explains a refusal.
- */
-function indexOfHeader(bytes: Uint8Array): number {
-  const end = Math.min(bytes.length, 1024) - PDF_HEADER.length;
-  for (let i = 1; i <= end; i++) {
-    if (bytes[i] === 0x25 && startsWithAscii(bytes.subarray(i, i + PDF_HEADER.length), PDF_HEADER)) return i;
-  }
-  return -1;
 }

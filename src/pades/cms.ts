@@ -12,7 +12,7 @@ import {
 } from '../der/der';
 import { readCertificate, readSpkiAlgorithm } from '../der/certificate-fields';
 import { KEY_TYPE_NAMES, OID } from '../der/oids';
-import type { SignatureAlgorithm } from './types';
+import type { SignatureAlgorithm } from '../domain/pades';
 
 export function sha256Chunks(chunks: Iterable<Uint8Array>): Uint8Array {
   const h = createHash('sha256');

@@ -6,7 +6,7 @@
  */
 import { concatTransformationMatrix, drawObject, PDFDocument, popGraphicsState, pushGraphicsState, rgb, StandardFonts } from 'pdf-lib';
 import { drawStampAppearance } from './stamp';
-import type { StampSpec } from './types';
+import type { StampSpec } from '../domain/pades';
 
 /** ISO 216 A4 in points, the page a stamp is most often drawn on; larger when the box needs it. */
 const A4: [number, number] = [595.28, 841.89];

@@ -31,11 +31,11 @@ export interface StampDecision {
 
 /** Only what the decision depends on: a design's stamp has its lines and colours besides. */
 function boxOf(stamp: PlacedStamp): PlacedStamp {
-  return { page: stamp.page, x: stamp.x, y: stamp.y, width: stamp.width, height: stamp.height, ...(stamp.on_conflict !== undefined ? { on_conflict: stamp.on_conflict } : {}) };
+  return { page: stamp.page, x: stamp.x, y: stamp.y, width: stamp.width, height: stamp.height, ...(stamp.onConflict !== undefined ? { onConflict: stamp.onConflict } : {}) };
 }
 
 function sameBox(a: PlacedStamp, b: PlacedStamp): boolean {
-  return a.page === b.page && a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height && (a.on_conflict ?? 'overlap') === (b.on_conflict ?? 'overlap');
+  return a.page === b.page && a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height && (a.onConflict ?? 'overlap') === (b.onConflict ?? 'overlap');
 }
 
 /**

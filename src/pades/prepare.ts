@@ -16,7 +16,8 @@ import { placeSignature } from './placement';
 import { addSignatureField, buildSignatureDictionary, certifyCatalog, fillSignatureField, refuseCertifyingSigned } from './signature-field';
 import { addSignaturePage } from './signature-page';
 import { drawStampAppearance } from './stamp';
-import type { PadesPrepareInput, PreparedPades, StampSpec } from './types';
+import type { PadesPrepareInput, PreparedPades } from './types';
+import type { StampSpec } from '../domain/pades';
 
 function stampRect(stamp: StampSpec): [number, number, number, number] {
   for (const key of ['x', 'y', 'width', 'height'] as const) {

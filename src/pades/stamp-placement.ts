@@ -13,14 +13,14 @@ import type { PdfReader } from './_pdf-reader';
 import { findAnnotationBoxes, findContentBoxes, inheritedAttribute, type Box } from './content-boxes';
 import { findFreeArea } from './free-area';
 import type { PageRef } from './signature-field';
-import type { StampConflictPolicy } from './types';
+import type { StampConflictPolicy } from '../domain/pades';
 
 export interface StampBox {
   x: number;
   y: number;
   width: number;
   height: number;
-  on_conflict?: StampConflictPolicy;
+  onConflict?: StampConflictPolicy;
 }
 
 export type StampPosition =
@@ -92,7 +92,7 @@ export function placeStamp(reader: PdfReader, page: PageRef, stamp: StampBox, do
   const why = unreadable
     ? `the content of page ${pageNo} could not be read, so no free area could be found for the stamp`
     : `no free area of page ${pageNo} fits the stamp (${pt(stamp.width)} x ${pt(stamp.height)} pt) without covering the page's content`;
-  const policy = stamp.on_conflict ?? 'overlap';
+  const policy = stamp.onConflict ?? 'overlap';
   if (policy === 'refuse') throw new PdfInputError(`${why}, and the design's stamp.on_conflict is "refuse"`);
   if (policy === 'new_page') {
     if (docMdp !== null) {

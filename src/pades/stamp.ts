@@ -37,7 +37,7 @@ import { InvalidInputError } from '../errors/errors';
 import { encodeWithoutTimers, SubsetCache } from './_font-subset';
 import { decodeStampPng } from './stamp-png';
 import { layoutStamp, type StampFontMetrics, type StampLayout } from './stamp-layout';
-import type { StampSpec } from './types';
+import type { StampSpec } from '../domain/pades';
 
 const FONT_RESOURCE = 'F1';
 const IMAGE_RESOURCE = 'Im1';
@@ -226,8 +226,8 @@ export async function drawStampAppearance(doc: PDFDocument, stamp: StampSpec): P
 
   flateNatively(doc.context);
   let image: PDFImage | undefined;
-  if (stamp.image_png_base64 != null) {
-    const png = decodeStampPng(stamp.image_png_base64);
+  if (stamp.imagePngBase64 != null) {
+    const png = decodeStampPng(stamp.imagePngBase64);
     try {
       image = await doc.embedPng(png);
     } catch (cause) {

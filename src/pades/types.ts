@@ -4,31 +4,9 @@
  *   preparePades(input) -> PreparedPades (persisted per request) -> signature value -> finishPades().
  * Everything here is pure byte work: no fs, no clock (signingTime is passed in), no network.
  */
+import type { SignatureAlgorithm, StampSpec } from '../domain/pades';
 import type { StampDecision } from './placement';
 
-/**
- * What to do when no free area of the page fits the stamp (CONTRACT: a design's `stamp` may add
- * `on_conflict`): draw it over the content anyway, append a signature page, or refuse.
- */
-export type StampConflictPolicy = 'overlap' | 'new_page' | 'refuse';
-
-/** A design's stamp as PLATFORM.md fixes it, in PDF points from the page's lower-left corner. */
-export interface StampSpec {
-  page: 'first' | 'last' | number; // numbers count from 1
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  /** `text` holds `{{variable}}` placeholders, filled by fillStampText before drawing. */
-  lines: { text: string; size: number }[];
-  image_png_base64?: string;
-  /** Absent: "overlap". See stamp-placement.ts. */
-  on_conflict?: StampConflictPolicy;
-  /** Fill behind the stamp: `#rrggbb`, or "none" for a transparent stamp; absent: white. */
-  background?: string;
-}
-
-export type SignatureAlgorithm = 'rsa' | 'p256';
 
 export interface PadesPrepareInput {
   pdf: Uint8Array;

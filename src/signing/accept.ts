@@ -8,9 +8,8 @@ import { newRequestId } from '../config/ids';
 import { InvalidInputError, LocalsignError } from '../errors/errors';
 import { listNames } from '../errors/messages';
 import type { Logger } from '../log/logger';
-import { decodePdfBase64, requirePdfHeader } from '../pades/base64-repair';
 import type { RequestRegistry } from '../requests/registry';
-import type { CachedCredential, CachedDesign, CatalogCache, WrapperRecord } from '../store/catalog-types';
+import { stampSpecOf, type CachedCredential, type CachedDesign, type CatalogCache, type WrapperRecord } from '../store/catalog-types';
 import type { DocumentStore } from '../store/document-store';
 import type { RequestEntry } from '../store/request-store';
 import type { DocumentWork } from '../workers/document-work';
@@ -31,10 +30,12 @@ export interface AcceptDeps {
 
 export interface PadesSignInput {
   /**
-   * The document: the pdf_base64 field as received (tolerance rules apply), or the raw bytes of
-   * the `application/pdf` transport.
+   * The document, decoded when accept has checked everything cheaper (CONTRACT bounds: the PDF is
+   * decoded after the fields and the catalogue). The API edge supplies it: the pdf_base64 field
+   * with its tolerance rules, or the raw bytes of the `application/pdf` transport; `repairs` names
+   * what the tolerance rules repaired.
    */
-  pdf: { base64: unknown } | { bytes: Uint8Array };
+  pdf: () => { pdf: Uint8Array; repairs: readonly string[] };
   credentialKey: string;
   /** null: the credential's default design. */
   designKey: string | null;
@@ -160,9 +161,9 @@ async function acceptPadesRequest(deps: AcceptDeps, input: PadesSignInput, calle
   const credential = findCredential(cache, input.credentialKey, 'pades');
   checkChipPin(credential, input.chipPin);
   const design = resolveDesign(cache, credential, input);
-  const { pdf, repairs } = 'bytes' in input.pdf ? (requirePdfHeader(input.pdf.bytes, 'the request body'), { pdf: input.pdf.bytes, repairs: [] }) : decodePdfBase64(input.pdf.base64);
+  const { pdf, repairs } = input.pdf();
   // The stamp's place found here is carried to prepare (issue 18: the page's content walked once).
-  const { placement } = await deps.documentWork.checkForSigning(pdf, design ? design.stamp : null, input.certify);
+  const { placement } = await deps.documentWork.checkForSigning(pdf, design ? stampSpecOf(design.stamp) : null, input.certify);
   const level = input.level ?? deps.pades.defaultLevel;
   // B-T and above take their timestamps from the TSA (ETSI EN 319 142-1 §5.3, §5.4): refused before 202.
   if (level !== 'B-B' && !deps.pades.tsaUrl) {

@@ -1,6 +1,6 @@
 import { fillStampText } from '../pades/stamp-text';
-import type { StampSpec } from '../pades/types';
-import type { CachedDesign } from '../store/catalog-types';
+import type { StampSpec } from '../domain/pades';
+import { stampSpecOf, type CachedDesign } from '../store/catalog-types';
 
 /** The signing date as it appears on stamps: unambiguous and locale-free. */
 export function formatStampDate(d: Date): string {
@@ -8,5 +8,6 @@ export function formatStampDate(d: Date): string {
 }
 
 export function resolveStamp(design: CachedDesign, values: Record<string, string | undefined>): StampSpec {
-  return { ...design.stamp, lines: design.stamp.lines.map((l) => ({ text: fillStampText(l.text, values), size: l.size })) };
+  const stamp = stampSpecOf(design.stamp);
+  return { ...stamp, lines: stamp.lines.map((l) => ({ text: fillStampText(l.text, values), size: l.size })) };
 }

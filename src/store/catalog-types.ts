@@ -1,3 +1,4 @@
+import type { StampConflictPolicy, StampSpec } from '../domain/pades';
 import type { EngineName } from '../domain/signing';
 
 /** The catalogue as cached in cache.json (PLATFORM.md shapes; snake_case because it is wire data). */
@@ -51,19 +52,28 @@ export interface CachedDesign {
   design_key: string;
   name: string;
   variables: DesignVariable[];
-  stamp: {
-    page: 'first' | 'last' | number;
-    x: number;
-    y: number;
-    width: number;
-    height: number;
-    lines: { text: string; size: number }[];
-    image_png_base64?: string;
-    /** When no free area of the page fits the stamp (CONTRACT); absent: "overlap". */
-    on_conflict?: 'overlap' | 'new_page' | 'refuse';
-    /** `#rrggbb` or "none"; absent: white. */
-    background?: string;
-  };
+  stamp: StoredStamp;
+}
+
+/** A design's stamp as PLATFORM.md sends it and cache.json keeps it (wire names). */
+export interface StoredStamp {
+  page: 'first' | 'last' | number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  lines: { text: string; size: number }[];
+  image_png_base64?: string;
+  /** When no free area of the page fits the stamp (CONTRACT); absent: "overlap". */
+  on_conflict?: StampConflictPolicy;
+  /** `#rrggbb` or "none"; absent: white. */
+  background?: string;
+}
+
+/** The store edge (issue 18): a stored stamp in the service's own words (domain/pades.ts). */
+export function stampSpecOf(stored: StoredStamp): StampSpec {
+  const { image_png_base64: imagePngBase64, on_conflict: onConflict, ...rest } = stored;
+  return { ...rest, ...(imagePngBase64 !== undefined ? { imagePngBase64 } : {}), ...(onConflict !== undefined ? { onConflict } : {}) };
 }
 
 export interface CatalogCache {

@@ -9,7 +9,8 @@ import { checkPdfForSigning, finishPades, preparePades, verifyPades, type Signin
 import { addDss, type ValidationData, type VriEntry } from '../pades/dss';
 import { refuseCertifyingSigned } from '../pades/signature-field';
 import { finishDocTimestamp, prepareDocTimestamp, type PreparedDocTimestamp } from '../pades/doc-timestamp';
-import type { PadesPrepareInput, PreparedPades, StampSpec } from '../pades/types';
+import type { PadesPrepareInput, PreparedPades } from '../pades/types';
+import type { StampSpec } from '../domain/pades';
 import { validatePdf, type ValidateOptions, type ValidationReport } from '../pades/validate';
 import { isLimit, tooComplex } from '../pades/xref';
 import { loadFilesSync, saveFilesSync } from './large-bytes';

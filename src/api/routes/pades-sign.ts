@@ -1,4 +1,6 @@
 import type { Context } from 'hono';
+import { decodePdfBase64 } from '../../pades/base64-repair';
+import { requirePdfHeader } from '../../pades/pdf-header';
 import type { AppContext } from '../../context';
 import { InvalidInputError } from '../../errors/errors';
 import { acceptPades, type PadesSignInput } from '../../signing/accept';
@@ -49,10 +51,12 @@ export function postPadesSign(ctx: AppContext) {
     // Every bound is checked before the PDF is decoded or anything is looked up (CONTRACT bounds).
     if (type === 'application/pdf') {
       const b = parseBody(queryFields(c), RAW_FIELDS);
-      input = { ...fieldsOf(b), chipPin: null, pdf: { bytes: await readBodyBytes(c, ctx.config.maxBodyBytes) } };
+      const bytes = await readBodyBytes(c, ctx.config.maxBodyBytes);
+      input = { ...fieldsOf(b), chipPin: null, pdf: () => (requirePdfHeader(bytes, 'the request body'), { pdf: bytes, repairs: [] }) };
     } else {
       const b = parseBody(await readJsonObject(c, ctx.config.maxBodyBytes, 'pdf_base64'), PADES_SIGN_BODY);
-      input = { ...fieldsOf(b), chipPin: b.chip_pin, pdf: { base64: b.pdf_base64 } };
+      const field = b.pdf_base64;
+      input = { ...fieldsOf(b), chipPin: b.chip_pin, pdf: () => decodePdfBase64(field) };
     }
     const entry = await acceptPades(ctx.accepting(), input, c.get('wrapper'));
     return c.json({ request_id: entry.request_id, status: entry.status }, 202);

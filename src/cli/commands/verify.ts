@@ -7,7 +7,7 @@ import { readEnv } from '../../config/env';
 import { InvalidInputError, PdfInputError } from '../../errors/errors';
 import { escapeStrings } from '../../log/escape';
 import { HttpClient } from '../../net/http-client';
-import { requirePdfHeader } from '../../pades/base64-repair';
+import { requirePdfHeader } from '../../pades/pdf-header';
 import { describeReport, loadTrustAnchors, notAPdfReport, verifyPdf, type WireReport } from '../../signing/verify-pdf';
 import { DocumentWork } from '../../workers/document-work';
 import { resolvePdfProcessEntry } from '../../workers/entry';

@@ -1,5 +1,6 @@
 import { SigningError } from '../../errors/errors';
-import type { PreparedPades, StampSpec } from '../../pades/types';
+import type { PreparedPades } from '../../pades/types';
+import type { StampSpec } from '../../domain/pades';
 import { byteLength, readSlice } from '../../store/file-bytes';
 import type { PreparedDocument } from '../../workers/document-work';
 import { removeStepFile, StepFiles } from '../step-files';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSignatureDictionaries } from '../../helpers/pades-lint';
-import type { StampSpec } from '../../../src/pades/types';
+import type { StampSpec } from '../../../src/domain/pades';
 import { CORPUS_DIR, signWithEngine } from '../../helpers/pdf-corpus';
 import { extractCms, inspectSignedPdf, opensslCmsVerify } from '../../helpers/pdf-tools';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';

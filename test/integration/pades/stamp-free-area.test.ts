@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { preparePades } from '../../../src/pades';
-import type { StampSpec } from '../../../src/pades/types';
+import type { StampSpec } from '../../../src/domain/pades';
 import { defaultDesigns } from '../../../src/platform/default-designs';
 import {
   CORPUS_SIGNING,
@@ -138,19 +138,19 @@ describe('on_conflict when no free area of the page fits the stamp', () => {
   });
 
   it('"overlap" (and no on_conflict): the stamp stays at the design\'s place, with a warning', async () => {
-    for (const stamp of [standard, { ...standard, on_conflict: 'overlap' as const }]) {
+    for (const stamp of [standard, { ...standard, onConflict: 'overlap' as const }]) {
       const { output, prepared } = await signWithEngine(full, { ...pki, algorithm: 'p256' }, { stamp });
       const widget = await newWidget(full, output);
       expect(widget).toMatchObject({ page: 1, rect: { x1: 36, y1: 36, x2: 276, y2: 108 } });
       expect(prepared.warnings).toEqual([
         'no free area of page 1 fits the stamp (240 x 72 pt) without covering the page\'s content: the stamp is drawn over it at the design\'s place (design stamp.on_conflict "overlap")',
       ]);
-      await expectValid(`overlap-${stamp.on_conflict ?? 'default'}.pdf`, output, 1);
+      await expectValid(`overlap-${stamp.onConflict ?? 'default'}.pdf`, output, 1);
     }
   });
 
   it('"new_page": a signature page of the same size at the end, the stamp on it at the design\'s place', async () => {
-    const { output, prepared } = await signWithEngine(full, { ...pki, algorithm: 'p256' }, { stamp: { ...standard, on_conflict: 'new_page' } });
+    const { output, prepared } = await signWithEngine(full, { ...pki, algorithm: 'p256' }, { stamp: { ...standard, onConflict: 'new_page' } });
     expect(Buffer.compare(output.subarray(0, full.length), full)).toBe(0);
     expect(await pageCount(full)).toBe(1);
     expect(await pageCount(output)).toBe(2);
@@ -167,8 +167,8 @@ describe('on_conflict when no free area of the page fits the stamp', () => {
   });
 
   it('"new_page" keeps an earlier signature valid', async () => {
-    const first = await signWithEngine(full, { ...pki, algorithm: 'p256' }, { stamp: { ...standard, on_conflict: 'new_page' } });
-    const second = await signWithEngine(first.output, { ...pki, algorithm: 'p256' }, { stamp: { ...standard, on_conflict: 'new_page' } });
+    const first = await signWithEngine(full, { ...pki, algorithm: 'p256' }, { stamp: { ...standard, onConflict: 'new_page' } });
+    const second = await signWithEngine(first.output, { ...pki, algorithm: 'p256' }, { stamp: { ...standard, onConflict: 'new_page' } });
     expect(Buffer.compare(second.output.subarray(0, first.output.length), first.output)).toBe(0);
     // The second stamp goes on the signature page (now the last page), beside the first one.
     const widget = await newWidget(first.output, second.output);
@@ -179,7 +179,7 @@ describe('on_conflict when no free area of the page fits the stamp', () => {
 
   it('"refuse": no signature, and an error that says why', async () => {
     await expect(
-      preparePades({ pdf: full, certificateChain: pki.chain, ...CORPUS_SIGNING, stamp: { ...standard, on_conflict: 'refuse' } }),
+      preparePades({ pdf: full, certificateChain: pki.chain, ...CORPUS_SIGNING, stamp: { ...standard, onConflict: 'refuse' } }),
     ).rejects.toThrow('no free area of page 1 fits the stamp (240 x 72 pt) without covering the page\'s content, and the design\'s stamp.on_conflict is "refuse"');
   });
 });

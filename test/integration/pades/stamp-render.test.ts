@@ -14,7 +14,7 @@ import {
 import { afterAll, describe, expect, it } from 'vitest';
 import { drawStampAppearance } from '../../../src/pades/stamp';
 import { fillStampText } from '../../../src/pades/stamp-text';
-import type { StampSpec } from '../../../src/pades/types';
+import type { StampSpec } from '../../../src/domain/pades';
 
 // Renders stamps the way a reader does (poppler's pdftoppm at 72 dpi: one pixel per point) and
 // checks pixels, as pyHanko's stamp tests do. PPM (pdftoppm's default) needs no PNG decoder.
@@ -180,7 +180,7 @@ describe('stamp rendered by pdftoppm', () => {
     // 200 x 60 box: padding 3.6, so the 20x20 image becomes a 52.8 pt square at (3.6, 3.6).
     const box = { x: 20, y: 40, width: 200, height: 60 };
     const { raster } = await renderStamps('image', [
-      { page: 'last', ...box, image_png_base64: redPng, lines: [{ text: 'Approved', size: 14 }] },
+      { page: 'last', ...box, imagePngBase64: redPng, lines: [{ text: 'Approved', size: 14 }] },
     ]);
     const isRed = ([r, g, b]: [number, number, number]) => r > 240 && g < 20 && b < 20;
     const image = { x: 24, y: 44, width: 52, height: 52 };
@@ -198,7 +198,7 @@ describe('stamp rendered by pdftoppm', () => {
     // centred; its right half is fully transparent so the paper shows through.
     const box = { x: 100, y: 100, width: 120, height: 50 };
     const { raster } = await renderStamps('alpha', [
-      { page: 1, ...box, image_png_base64: bluePng, lines: [] },
+      { page: 1, ...box, imagePngBase64: bluePng, lines: [] },
     ]);
     const isBlue = ([r, g, b]: [number, number, number]) => r < 20 && g < 20 && b > 240;
     // Left half of the image: x 103..160, y 110.75..139.25 on the page.
@@ -211,7 +211,7 @@ describe('stamp rendered by pdftoppm', () => {
   it('passes qpdf --check with two stamps on one page', async () => {
     const { pdf } = await renderStamps('two', [
       { page: 'first', x: 10, y: 10, width: 100, height: 30, lines: [{ text: 'Один', size: 10 }] },
-      { page: 'first', x: 150, y: 10, width: 100, height: 30, image_png_base64: redPng, lines: [{ text: 'Δύο', size: 10 }] },
+      { page: 'first', x: 150, y: 10, width: 100, height: 30, imagePngBase64: redPng, lines: [{ text: 'Δύο', size: 10 }] },
     ]);
     const out = execFileSync('/usr/bin/qpdf', ['--check', pdf]).toString('utf8');
     expect(out).toContain('No syntax or stream encoding errors found');

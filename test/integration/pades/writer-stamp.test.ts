@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from 'pdf-lib';
 import { finishPades, preparePades, verifyPades } from '../../../src/pades/index';
-import type { StampSpec } from '../../../src/pades/types';
+import type { StampSpec } from '../../../src/domain/pades';
 import { createTestPki, signDigest, type TestPki } from '../../helpers/test-pki';
 import { latin1Text, makeNestedPageTreePdf, makePdf, pdfsig, pdfsigSummary, qpdf, qpdfCheck, runTool, tmpFile } from '../../unit/pades/_pdf-fixtures';
 

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, PdfInputError } from '../../../src/errors/errors';
-import { Base64Bytes, decodePdfBase64, previewBytes } from '../../../src/pades/base64-repair';
+import { Base64Bytes, decodePdfBase64 } from '../../../src/pades/base64-repair';
+import { previewBytes } from '../../../src/pades/pdf-header';
 
 // A real PDF (cairo output, binary streams): its base64 holds '+' and '/' and ends in one '='.
 const PDF_PATH = join(import.meta.dirname, '../../vectors/pdf/cairo.pdf');

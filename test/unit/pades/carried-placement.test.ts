@@ -6,7 +6,7 @@ import { inspectPdf } from '../../../src/pades/pdf-check';
 import { placeSignature, type StampDecision } from '../../../src/pades/placement';
 import { preparePades } from '../../../src/pades/prepare';
 import { checkPdfForSigning } from '../../../src/pades/sign-check';
-import type { StampSpec } from '../../../src/pades/types';
+import type { StampSpec } from '../../../src/domain/pades';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';
 
 // The content walker, watched: its calls are counted, its answers are the real ones.

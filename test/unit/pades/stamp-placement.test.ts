@@ -64,12 +64,12 @@ describe('placeStamp', () => {
       const full = await generateFullPage();
       const warning = 'no free area of page 1 fits the stamp (240 x 72 pt) without covering the page\'s content: the stamp is drawn over it at the design\'s place (design stamp.on_conflict "overlap")';
       expect(place(full, STAMP)).toEqual({ kind: 'page', rect: { x1: 36, y1: 36, x2: 276, y2: 108 }, warnings: [warning] });
-      expect(place(full, { ...STAMP, on_conflict: 'overlap' }).warnings).toEqual([warning]);
+      expect(place(full, { ...STAMP, onConflict: 'overlap' }).warnings).toEqual([warning]);
     });
 
     it('"new_page": a page of the same boxes, the stamp at the design\'s place; refused on a certified document', async () => {
       const full = await generateFullPage();
-      expect(place(full, { ...STAMP, on_conflict: 'new_page' })).toEqual({
+      expect(place(full, { ...STAMP, onConflict: 'new_page' })).toEqual({
         kind: 'new_page',
         rect: { x1: 36, y1: 36, x2: 276, y2: 108 },
         mediaBox: { x1: 0, y1: 0, x2: 595, y2: 842 },
@@ -78,7 +78,7 @@ describe('placeStamp', () => {
         warnings: ['no free area of page 1 fits the stamp (240 x 72 pt) without covering the page\'s content: the stamp is on a signature page added at the end (design stamp.on_conflict "new_page")'],
       });
       for (const p of [2, 3] as const) {
-        expect(() => place(full, { ...STAMP, on_conflict: 'new_page' }, p)).toThrow(
+        expect(() => place(full, { ...STAMP, onConflict: 'new_page' }, p)).toThrow(
           new PdfInputError(`no free area of page 1 fits the stamp (240 x 72 pt) without covering the page's content; the design's stamp.on_conflict "new_page" would add a page, which the document's certification (DocMDP P=${p}) forbids`),
         );
       }
@@ -86,7 +86,7 @@ describe('placeStamp', () => {
 
     it('"refuse": a PdfInputError (a 422 before the 202) that says why', async () => {
       const full = await generateFullPage();
-      expect(() => place(full, { ...STAMP, on_conflict: 'refuse' })).toThrow(
+      expect(() => place(full, { ...STAMP, onConflict: 'refuse' })).toThrow(
         new PdfInputError('no free area of page 1 fits the stamp (240 x 72 pt) without covering the page\'s content, and the design\'s stamp.on_conflict is "refuse"'),
       );
     });
@@ -103,7 +103,7 @@ describe('placeStamp', () => {
 describe('checkPdfForSigning takes the same decision before the 202', () => {
   it('refuses with "refuse", and reports the warnings the job will give otherwise', async () => {
     const full = await generateFullPage();
-    expect(() => checkPdfForSigning(full, { page: 'last', ...STAMP, on_conflict: 'refuse' })).toThrow(PdfInputError);
+    expect(() => checkPdfForSigning(full, { page: 'last', ...STAMP, onConflict: 'refuse' })).toThrow(PdfInputError);
     expect(checkPdfForSigning(full, { page: 'last', ...STAMP }).warnings).toHaveLength(1);
     expect(checkPdfForSigning(await onePage(footer), { page: 1, ...STAMP }).warnings).toEqual([
       'the stamp was moved from (36, 36) to (36, 54) on page 1: the design\'s box covered the page\'s content',

@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import dejavu from '../../../assets/fonts/DejaVuSans.ttf';
 import { InvalidInputError } from '../../../src/errors/errors';
 import { drawStampAppearance } from '../../../src/pades/stamp';
-import type { StampSpec } from '../../../src/pades/types';
+import type { StampSpec } from '../../../src/domain/pades';
 
 const redPng = readFileSync(join(__dirname, '../../vectors/stamp/red-20x20.png')).toString('base64');
 const base: StampSpec = { page: 'first', x: 10, y: 10, width: 100, height: 30, lines: [{ text: 'AB', size: 10 }] };
@@ -84,7 +84,7 @@ describe('drawStampAppearance', () => {
     const doc = await PDFDocument.create();
     const ref = await drawStampAppearance(doc, {
       ...base,
-      image_png_base64: redPng,
+      imagePngBase64: redPng,
       lines: [{ text: 'Zoë Ж Ω', size: 10 }],
     });
     const all = doc.context.enumerateIndirectObjects();
@@ -187,11 +187,11 @@ describe('drawStampAppearance refuses a bad stamp with a message naming the fiel
     ['negative height', { ...base, height: -5 }, 'stamp.height must be a positive number of points'],
     ['NaN size', { ...base, lines: [{ text: 'a', size: 8 }, { text: 'b', size: Number.NaN }] }, 'stamp.lines[1].size must be a positive number of points'],
     ['lines not a list', { ...base, lines: 'x' as never }, 'stamp.lines must be a list'],
-    ['base64 with junk', { ...base, image_png_base64: 'iVBOR w0K' }, 'stamp.image_png_base64 must be standard base64 (RFC 4648 §4)'],
-    ['not a PNG', { ...base, image_png_base64: Buffer.from('GIF89a....').toString('base64') }, 'stamp.image_png_base64 is not a PNG image (no PNG signature)'],
+    ['base64 with junk', { ...base, imagePngBase64: 'iVBOR w0K' }, 'stamp.image_png_base64 must be standard base64 (RFC 4648 §4)'],
+    ['not a PNG', { ...base, imagePngBase64: Buffer.from('GIF89a....').toString('base64') }, 'stamp.image_png_base64 is not a PNG image (no PNG signature)'],
     [
       'broken PNG',
-      { ...base, image_png_base64: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]).toString('base64') },
+      { ...base, imagePngBase64: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]).toString('base64') },
       'stamp.image_png_base64 is not a readable PNG image',
     ],
   ];
@@ -207,6 +207,6 @@ describe('drawStampAppearance refuses a bad stamp with a message naming the fiel
   it('accepts base64 broken into MIME lines', async () => {
     const doc = await PDFDocument.create();
     const wrapped = redPng.replace(/(.{20})/g, '$1\r\n');
-    await expect(drawStampAppearance(doc, { ...base, image_png_base64: wrapped })).resolves.toBeInstanceOf(PDFRef);
+    await expect(drawStampAppearance(doc, { ...base, imagePngBase64: wrapped })).resolves.toBeInstanceOf(PDFRef);
   });
 });
