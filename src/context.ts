@@ -5,21 +5,20 @@ import { tightenModes } from './config/home-safety';
 import { assertPrivateHome, ensureHome, type HomePaths } from './config/paths';
 import { HttpClient } from './net/http-client';
 import { ErrorRecorder } from './diagnostics/error-recorder';
-import { LocalsignError } from './errors/errors';
 import { createLogger, type Logger } from './log/logger';
 import { RotatingFile } from './store/rotating-file';
-import { loadTrustAnchors } from './signing/verify-pdf';
+import { loadTrustAnchors } from './signing/validation';
 import { embeddedConfigFile, type EmbeddedConfig } from './platform/embedded-config';
 import { EmbeddedPlatform } from './platform/embedded';
-import { PairingRevokedError, RemotePlatform } from './platform/remote';
-import { RemoteCatalog } from './platform/remote-catalog';
-import { PlatformResultHub } from './signing/platform-results';
-import { receivePush } from './signing/receive-push';
+import { notPairedError, RemotePlatform } from './platform/remote';
+import { RemoteCatalog } from './platform/remote';
+import { PlatformResultHub } from './platform/remote';
+import { receivePush } from './platform/remote';
 import type { CatalogSource } from './platform/catalog-sync';
 import { syncCatalog } from './platform/catalog-sync';
 import { AuditLog } from './requests/audit-log';
 import { RequestRegistry } from './requests/registry';
-import { ChipProvider } from './signing/chip-provider';
+import { ChipProvider } from './chip/provider';
 import { JobRunner } from './signing/job-runner';
 import type { JobDeps } from './signing/job-types';
 import { signingEngines } from './signing/engines';
@@ -121,8 +120,8 @@ export class AppContext {
    * revocation whichever call found it first (a job's poll may see the platform's 401 before
    * the operator's sync does), so the operator is never told merely "not paired".
    */
-  notPaired(): LocalsignError {
-    return this.pairing.get().pairing?.revoked ? new PairingRevokedError() : new LocalsignError('not_paired', 'this machine is not paired with a platform; run `localsign init`', { type: 'pairing' });
+  notPaired(): ReturnType<typeof notPairedError> {
+    return notPairedError(this.pairing.get().pairing?.revoked === true);
   }
 
   platform(): CatalogSource | null {

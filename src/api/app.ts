@@ -1,6 +1,6 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context';
-import { LocalsignError, RateLimitedError, isLocalsignError } from '../errors/errors';
+import { LocalsignError, RateLimitedError, isLocalsignError } from '../domain/errors';
 import { STATUS_OF_KIND } from './http-status';
 import { hostCheck } from './middleware/host-check';
 import { CLIENT_ABORTED } from './middleware/read-body';

@@ -1,4 +1,4 @@
-import type { ErrorKind } from '../errors/errors';
+import type { ErrorKind } from '../domain/errors';
 
 /** The single mapping from error kind to HTTP status (spec §7 status codes, CONTRACT). */
 export const STATUS_OF_KIND: Record<ErrorKind, 400 | 401 | 403 | 404 | 405 | 408 | 409 | 413 | 422 | 429 | 431 | 500 | 502 | 503> = {

@@ -1,4 +1,4 @@
-import { Base64Bytes } from '../pades/base64-repair';
+import { Base64Bytes } from './base64-repair';
 
 /**
  * Large documents arrive as one JSON string member (`pdf_base64`). Parsing the body the ordinary

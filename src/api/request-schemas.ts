@@ -7,7 +7,7 @@
  */
 import { MAX_CHAIN_ID, parseChainId, parseTxHash } from '../evm';
 import { PADES_LEVELS, type PadesLevel } from '../domain/pades';
-import { InvalidInputError } from '../errors/errors';
+import { InvalidInputError } from '../domain/errors';
 import { assertKnownFields, DISPLAY_TEXT_PATTERN, FIELD_MAX_CHARS, optionalDisplayText, optionalString, optionalStringMap, requiredString, RESERVED_NAMES, typeName, VARIABLE_NAME_MAX_CHARS, VARIABLES_MAX_ENTRIES } from './validate';
 
 export type JsonSchema = Record<string, unknown>;

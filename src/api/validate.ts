@@ -1,5 +1,5 @@
-import { InvalidInputError } from '../errors/errors';
-import { listNames } from '../errors/messages';
+import { InvalidInputError } from '../domain/errors';
+import { listNames } from '../domain/messages';
 
 /**
  * CONTRACT "Bounds on every request field": every string and collection a sign request carries

@@ -7,7 +7,7 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type * as KoffiModule from 'koffi';
-import { ChipError } from '../errors/errors';
+import { ChipError } from '../domain/errors';
 
 export type Koffi = typeof KoffiModule;
 export type KoffiLibrary = KoffiModule.LibraryHandle;

@@ -4,7 +4,7 @@
  * it stops logging in until the operator acts. Pure (no native code), so `signing/` can test for
  * it without loading the PKCS#11 bridge.
  */
-import { ChipError } from '../errors/errors';
+import { ChipError } from '../domain/errors';
 import type { ChipSettings } from './types';
 
 export interface PinRejection {

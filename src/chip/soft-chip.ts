@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { ChipError } from '../errors/errors';
+import { ChipError } from '../domain/errors';
 import { readFileIfExists, writeFileAtomic } from '../store/atomic-file';
 import type { Chip, ChipKey, ChipKeyAlgorithm, SoftSignTask, SoftSignTaskResult } from './types';
 

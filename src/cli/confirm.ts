@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { LocalsignError } from '../errors/errors';
+import { LocalsignError } from '../domain/errors';
 
 /**
  * CONTRACT: never prompt when stdin is not a TTY unless --yes (then proceed) — otherwise fail with

@@ -3,7 +3,7 @@ import { chmodSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigurationError } from '../errors/errors';
+import { ConfigurationError } from '../domain/errors';
 
 /**
  * One `serve` per config dir. Two services on one dir share requests.jsonl: the second one's

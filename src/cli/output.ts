@@ -1,6 +1,6 @@
 import { LocalsignApiError, LocalsignConnectionError } from '../../clients/typescript/src/index';
 import { readEnv } from '../config/env';
-import { isLocalsignError } from '../errors/errors';
+import { isLocalsignError } from '../domain/errors';
 import { escapeControls, escapeJsonText } from '../log/escape';
 
 const RED = '\u001b[31m';

@@ -2,7 +2,7 @@ import { renderUsage, runCommand } from 'citty';
 import { readEnv } from '../config/env';
 import { COMMIT } from '../config/version';
 import { checkCommandLine, commandForHelp } from './args-check';
-import { mainCommand } from './index';
+import { mainCommand } from './command-tree';
 import { failLine, paint } from './output';
 
 /**

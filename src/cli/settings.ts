@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { buildConfig, type Config } from '../config/config';
-import { LocalsignError } from '../errors/errors';
+import { LocalsignError } from '../domain/errors';
 import type { RawSettings } from '../config/env';
 import { readEnv } from '../config/env';
 import { adoptHomeOwner } from '../config/home-owner';

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { PADES_LEVELS, type PadesLevel } from '../domain/pades';
 import { join, resolve } from 'node:path';
-import { ConfigurationError } from '../errors/errors';
+import { ConfigurationError } from '../domain/errors';
 import type { EnvSnapshot, RawSettings } from './env';
 import { readServiceFile, type ServiceFile } from './service-file';
 

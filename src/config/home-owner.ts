@@ -1,5 +1,5 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import { ConfigurationError } from '../errors/errors';
+import { ConfigurationError } from '../domain/errors';
 
 /** The parts of `process` this needs; tests pass a stand-in to check the order of the calls. */
 export interface Identity {

@@ -1,6 +1,6 @@
 import { chmodSync, lstatSync, readdirSync, rmSync, type Stats } from 'node:fs';
 import { basename, join } from 'node:path';
-import { ConfigurationError } from '../errors/errors';
+import { ConfigurationError } from '../domain/errors';
 import type { HomePaths } from './paths';
 
 /**

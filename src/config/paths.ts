@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigurationError } from '../errors/errors';
+import { ConfigurationError } from '../domain/errors';
 import { assertHomeUsable } from './home-owner';
 import { refuseLinks } from './home-safety';
 import { checkPrivateAcl, protectDir, type AclDeps } from './windows-acl';

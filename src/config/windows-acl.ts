@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, win32 } from 'node:path';
-import { ConfigurationError } from '../errors/errors';
+import { ConfigurationError } from '../domain/errors';
 import { readWindowsEnv } from './env';
 import { parseDacl, parseOwner, readersOf, WELL_KNOWN_NAMES } from './sddl';
 import { windowsToolPath, type WindowsTool } from './windows-tools';

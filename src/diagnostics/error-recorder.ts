@@ -2,7 +2,7 @@ import { readFileIfExists } from '../store/atomic-file';
 import { newErrorId } from '../config/ids';
 import { VERSION, COMMIT } from '../config/version';
 import { RotatingFile } from '../store/rotating-file';
-import { isLocalsignError } from '../errors/errors';
+import { isLocalsignError } from '../domain/errors';
 import { escapeControls, stringifyJsonLine } from '../log/escape';
 import { ErrorCoalescer, type CoalescedGroup } from './error-coalescer';
 

@@ -1,5 +1,5 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { InvalidInputError } from '../errors/errors';
+import { InvalidInputError } from '../domain/errors';
 
 /** Ethereum addresses: keccak256 of the public key, last 20 bytes (Yellow Paper §7), EIP-55 case. */
 

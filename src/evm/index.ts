@@ -10,3 +10,4 @@ export {
   type EvmSignatureResult,
 } from './signature';
 export { MAX_CHAIN_ID, parseChainId, parseTxHash } from './tx-hash';
+

@@ -1,5 +1,5 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { SigningError } from '../errors/errors';
+import { SigningError } from '../domain/errors';
 import { addressFromPublicKey } from './address';
 import { SECP256K1_N } from './signature';
 

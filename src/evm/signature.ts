@@ -1,7 +1,7 @@
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import * as secp from '@noble/secp256k1';
-import { SigningError } from '../errors/errors';
+import { SigningError } from '../domain/errors';
 import { MAX_CHAIN_ID } from './tx-hash';
 
 /**

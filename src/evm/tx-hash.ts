@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../errors/errors';
+import { InvalidInputError } from '../domain/errors';
 
 /**
  * Request-field parsing for POST /v1/blockchain/sign. Each check names the field, what was

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { ConfigurationError } from '../errors/errors';
+import { ConfigurationError } from '../domain/errors';
 
 export interface CommandResult {
   code: number | null;

@@ -1,7 +1,7 @@
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, win32 } from 'node:path';
 import { removeServiceFile, writeServiceFile } from '../config/service-file';
-import { ConfigurationError } from '../errors/errors';
+import { ConfigurationError } from '../domain/errors';
 import { launchdManager } from './launchd-manager';
 import type { OsManager } from './os-manager';
 import { runChecked, type Runner } from './run-command';

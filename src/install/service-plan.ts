@@ -1,5 +1,5 @@
 import { isAbsolute, join, posix, resolve, win32 } from 'node:path';
-import { ConfigurationError } from '../errors/errors';
+import { ConfigurationError } from '../domain/errors';
 import type { ServiceFile } from '../config/service-file';
 import { LAUNCHD_LABEL, renderLaunchdPlist } from './launchd-plist';
 import { renderSystemdUnit } from './systemd-unit';

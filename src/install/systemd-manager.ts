@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors/errors';
+import { ConfigurationError } from '../domain/errors';
 import type { OsManager } from './os-manager';
 import { runChecked, type Runner } from './run-command';
 import type { ServicePlan } from './service-plan';

@@ -3,7 +3,7 @@ import { win32 } from 'node:path';
 import { parseDacl, readersOf } from '../config/sddl';
 import { readOwners, saveAcls, SERVICE_OWNERS, setOwnerArgs, type AclDeps, type RunTool } from '../config/windows-acl';
 import { windowsToolPath } from '../config/windows-tools';
-import { ConfigurationError } from '../errors/errors';
+import { ConfigurationError } from '../domain/errors';
 import { runChecked, type Runner } from './run-command';
 
 /**

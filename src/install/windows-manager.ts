@@ -1,5 +1,5 @@
 import { windowsToolPath } from '../config/windows-tools';
-import { ConfigurationError } from '../errors/errors';
+import { ConfigurationError } from '../domain/errors';
 import type { OsManager } from './os-manager';
 import { runChecked, type Runner } from './run-command';
 import type { ServicePlan } from './service-plan';

@@ -1,4 +1,4 @@
-import { LocalsignError } from '../errors/errors';
+import { LocalsignError } from '../domain/errors';
 
 /**
  * A remote service could not be reached or answered badly at the transport level. `retryable`

@@ -2,7 +2,7 @@
  * What the credentials API shows of a certificate (CONTRACT `GET /v1/credentials`): subject and
  * issuer as RFC 4514 strings, serial as lowercase hex, validity as ISO 8601 UTC.
  */
-import { InvalidInputError } from '../errors/errors';
+import { InvalidInputError } from '../domain/errors';
 import { children, TAG, toHex, type Der } from '../der/der';
 import { readCertificate } from '../der/certificate-fields';
 import { formatName } from './distinguished-name';

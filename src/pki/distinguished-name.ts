@@ -1,7 +1,7 @@
 /**
  * X.501 Names: RFC 4514 string form for display, and DER encoding of the simple names we issue.
  */
-import { InvalidInputError } from '../errors/errors';
+import { InvalidInputError } from '../domain/errors';
 import { children, decodeOid, expectTag, oid, seq, TAG, tlv, toHex, type Der } from '../der/der';
 
 /** RFC 4514 §3 table, plus descriptors registered with IANA (§2.3 allows those). */

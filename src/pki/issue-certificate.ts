@@ -4,7 +4,7 @@
  * (backed by node:crypto or @noble/curves), the serial and the dates.
  */
 import { createHash } from 'node:crypto';
-import { InvalidInputError, SigningError } from '../errors/errors';
+import { InvalidInputError, SigningError } from '../domain/errors';
 import {
   bool, concat, ctx, derNull, expectTag, oid, octets, readDerExact, seq, TAG, tlv, uint, unsignedIntegerContent,
 } from '../der/der';

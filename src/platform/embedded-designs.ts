@@ -5,8 +5,8 @@
  * operator's file can get wrong: unknown fields and placeholders that no variable fills.
  */
 import { newUuid } from '../config/ids';
-import { InvalidInputError, LocalsignError } from '../errors/errors';
-import { listPlaceholders } from '../pades/stamp-text';
+import { InvalidInputError, LocalsignError } from '../domain/errors';
+import { listPlaceholders } from './stamp-text';
 import type { CachedDesign, CatalogCache } from '../store/catalog-types';
 import type { JsonCollection } from '../store/json-collection';
 import { checkDesign, checkDesignImage } from './design-check';

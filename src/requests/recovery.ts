@@ -1,4 +1,4 @@
-import { LocalsignError, SigningError } from '../errors/errors';
+import { LocalsignError, SigningError } from '../domain/errors';
 import { attemptsOf, type RequestStore } from '../store/request-store';
 import { mayResume } from './lifecycle';
 import type { RequestRegistry } from './registry';

@@ -1,5 +1,5 @@
 import type { Duplex } from 'node:stream';
-import { LocalsignError } from '../errors/errors';
+import { LocalsignError } from '../domain/errors';
 
 /**
  * What Node's HTTP parser refused, as one of our errors. Without a 'clientError' listener Node

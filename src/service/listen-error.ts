@@ -1,5 +1,5 @@
 import type { Config } from '../config/config';
-import { ConfigurationError } from '../errors/errors';
+import { ConfigurationError } from '../domain/errors';
 
 /**
  * The listener could not bind: one line naming the address and how to choose another (issue 9:

@@ -7,7 +7,7 @@ import { applyRetention } from '../requests/retention';
 import { createApp, createReceiveApp, rawErrorAnswer } from '../api/app';
 import { removeStaleTemps } from '../config/home-safety';
 import { isLoopbackAddress } from '../config/loopback';
-import { ConfigurationError } from '../errors/errors';
+import { ConfigurationError } from '../domain/errors';
 import { answerClientError } from './client-error';
 import { closeGentlyWhenBodyUnread } from './early-answer';
 

@@ -5,8 +5,8 @@
  * then the request is made durable and its job started.
  */
 import { newRequestId } from '../config/ids';
-import { InvalidInputError, LocalsignError } from '../errors/errors';
-import { listNames } from '../errors/messages';
+import { InvalidInputError, LocalsignError } from '../domain/errors';
+import { listNames } from '../domain/messages';
 import type { Logger } from '../log/logger';
 import type { RequestRegistry } from '../requests/registry';
 import { stampSpecOf, type CachedCredential, type CachedDesign, type CatalogCache, type WrapperRecord } from '../store/catalog-types';

@@ -1,4 +1,4 @@
-import { SigningError } from '../errors/errors';
+import { SigningError } from '../domain/errors';
 import type { RequestEntry } from '../store/request-store';
 import type { JobRun } from './job-types';
 

@@ -1,4 +1,4 @@
-import { isStorageError, LocalsignError } from '../errors/errors';
+import { isStorageError, LocalsignError } from '../domain/errors';
 import type { RequestRegistry } from '../requests/registry';
 import type { RequestEntry } from '../store/request-store';
 import type { AcceptedCatalog, Job, JobDeps, JobRun } from './job-types';

@@ -1,5 +1,5 @@
 import type { PadesLevel } from '../domain/pades';
-import type { StampDecision } from '../pades/placement';
+import type { StampDecision } from '../pades/stamp';
 import type { TestFault } from '../config/config';
 import type { HttpClient } from '../net/http-client';
 import type { CachedCredential, CachedDesign } from '../store/catalog-types';

@@ -4,15 +4,15 @@
  * B-LTA adds a document timestamp over all of it (a further one). Every step appends: the signed
  * document stays an exact prefix of the output.
  */
-import { SigningError } from '../errors/errors';
+import { SigningError } from '../domain/errors';
 import type { PadesLevel } from '../domain/pades';
-import type { ValidationData } from '../pades/dss';
+import type { ValidationData } from '../pades/sign';
 import type { DocumentBytes } from '../store/file-bytes';
 import type { DocumentWork } from '../workers/document-work';
 import { StepFiles } from './step-files';
 import type { HttpClient } from '../net/http-client';
-import { collectValidationData, tokenCertificates, type RevocationSources } from './revocation-client';
-import { fetchTimestampTokenForImprint } from './tsa-client';
+import { collectValidationData, tokenCertificates, type RevocationSources } from './online';
+import { fetchTimestampTokenForImprint } from './online';
 
 
 export interface LongTermInput {

@@ -1,4 +1,4 @@
-import { fillStampText } from '../pades/stamp-text';
+import { fillStampText } from '../platform/stamp-text';
 import type { StampSpec } from '../domain/pades';
 import { stampSpecOf, type CachedDesign } from '../store/catalog-types';
 

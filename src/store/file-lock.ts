@@ -1,5 +1,5 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { ConfigurationError } from '../errors/errors';
+import { ConfigurationError } from '../domain/errors';
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 const sleep = (ms: number) => Atomics.wait(sleeper, 0, 0, ms);

@@ -1,6 +1,6 @@
 import { closeSync, constants, lstatSync, openSync, readFileSync } from 'node:fs';
 import { open, lstat, type FileHandle } from 'node:fs/promises';
-import { ConfigurationError } from '../errors/errors';
+import { ConfigurationError } from '../domain/errors';
 
 /**
  * Store files are opened without following a symbolic link in their last component (issue 10,

@@ -1,4 +1,4 @@
-import { StorageError } from '../errors/errors';
+import { StorageError } from '../domain/errors';
 
 /** What each errno says to the operator; the codes a full, read-only or failing disk gives. */
 const MEANING: Record<string, string> = {

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { newWrapperKey, newWrapperSecret } from '../config/ids';
-import { LocalsignError } from '../errors/errors';
+import { LocalsignError } from '../domain/errors';
 import type { WrapperRecord } from './catalog-types';
 import { JsonCollection } from './json-collection';
 

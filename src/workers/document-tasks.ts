@@ -4,15 +4,18 @@
  * runs here, never on the event loop (issue 15): the sign route's check before the 202, prepare,
  * finish with its read-back check, the long-term updates and local validation.
  */
-import { LocalsignError, PdfInputError } from '../errors/errors';
-import { checkPdfForSigning, finishPades, preparePades, verifyPades, type SigningCheck } from '../pades';
-import { addDss, type ValidationData, type VriEntry } from '../pades/dss';
-import { refuseCertifyingSigned } from '../pades/signature-field';
-import { finishDocTimestamp, prepareDocTimestamp, type PreparedDocTimestamp } from '../pades/doc-timestamp';
-import type { PadesPrepareInput, PreparedPades } from '../pades/types';
+import { LocalsignError, PdfInputError } from '../domain/errors';
+import { checkPdfForSigning, type SigningCheck } from '../pades/sign';
+import { finishPades } from '../pades/sign';
+import { preparePades } from '../pades/sign';
+import { verifyPades } from '../pades/sign';
+import { addDss, type ValidationData, type VriEntry } from '../pades/sign';
+import { refuseCertifyingSigned } from '../pades/pdf';
+import { finishDocTimestamp, prepareDocTimestamp, type PreparedDocTimestamp } from '../pades/sign';
+import type { PadesPrepareInput, PreparedPades } from '../pades/sign';
 import type { StampSpec } from '../domain/pades';
 import { validatePdf, type ValidateOptions, type ValidationReport } from '../pades/validate';
-import { isLimit, tooComplex } from '../pades/xref';
+import { isLimit, tooComplex } from '../pades/pdf';
 import { loadFilesSync, saveFilesSync } from './large-bytes';
 
 /**

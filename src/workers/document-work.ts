@@ -1,8 +1,8 @@
-import { DocumentLimitError } from '../errors/errors';
-import type { SigningCheck } from '../pades';
-import type { ValidationData, VriEntry } from '../pades/dss';
-import type { PreparedDocTimestamp } from '../pades/doc-timestamp';
-import type { PadesPrepareInput, PreparedPades } from '../pades/types';
+import { DocumentLimitError } from '../domain/errors';
+import type { SigningCheck } from '../pades/sign';
+import type { ValidationData, VriEntry } from '../pades/sign';
+import type { PreparedDocTimestamp } from '../pades/sign';
+import type { PadesPrepareInput, PreparedPades } from '../pades/sign';
 import type { StampSpec } from '../domain/pades';
 import type { DocumentBytes } from '../store/file-bytes';
 import type { ValidateOptions, ValidationReport } from '../pades/validate';

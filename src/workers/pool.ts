@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import { LocalsignError, type ErrorKind } from '../errors/errors';
+import { LocalsignError, type ErrorKind } from '../domain/errors';
 import type { StartWorker, WorkerGone, WorkerHandle } from './handles';
 
 /**

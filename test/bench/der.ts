@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import forge from 'node-forge';
 import { readCertificate } from '../../src/der/certificate-fields';
 import { parseSignedData } from '../../src/der/cms-fields';
-import { assembleCms, buildSignedAttributes } from '../../src/pades/cms';
+import { assembleCms, buildSignedAttributes } from '../../src/pades/cms/cms';
 
 function time(fn: () => void, runs = 2000): number {
   for (let i = 0; i < 200; i += 1) fn();

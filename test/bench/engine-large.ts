@@ -3,7 +3,10 @@
 // transport around it. Prints one JSON line.
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { checkPdf, finishPades, preparePades, verifyPades } from '../../src/pades';
+import { checkPdf } from '../../src/pades/pdf/pdf-check';
+import { finishPades } from '../../src/pades/sign/finish';
+import { preparePades } from '../../src/pades/sign/prepare';
+import { verifyPades } from '../../src/pades/sign/verify';
 import { issueCertificate } from '../../src/pki/issue-certificate';
 
 const file = process.argv[2]!;

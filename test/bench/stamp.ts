@@ -1,7 +1,7 @@
 // Bundled and run by test/bench/run.mjs: time to draw one visible stamp (the default design's
 // lines) into a fresh document, the largest part of a small stamped signature. Prints JSON.
 import { PDFDocument } from 'pdf-lib';
-import { drawStampAppearance } from '../../src/pades/stamp';
+import { drawStampAppearance } from '../../src/pades/stamp/stamp';
 
 const stamp = {
   page: 'last' as const,

@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { children, concat, readDerExact, TAG, type Der } from '../../src/der/der';
-import { embedContents } from '../../src/pades/byterange';
-import { preparePades } from '../../src/pades';
-import type { PreparedPades } from '../../src/pades/types';
+import { embedContents } from '../../src/pades/pdf/byterange';
+import { preparePades } from '../../src/pades/sign/prepare';
+import type { PreparedPades } from '../../src/pades/sign/types';
 import type { TestPki } from './test-pki';
 
 const run = promisify(execFile);

@@ -10,9 +10,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { p256 } from '@noble/curves/nist.js';
 import { PDFDocument, StandardFonts, rgb, type PDFFont } from 'pdf-lib';
-import { checkPdf, finishPades, preparePades } from '../../src/pades';
-import { ecdsaRawToDer } from '../../src/pades/cms';
-import type { PadesPrepareInput, PreparedPades } from '../../src/pades/types';
+import { checkPdf } from '../../src/pades/pdf/pdf-check';
+import { finishPades } from '../../src/pades/sign/finish';
+import { preparePades } from '../../src/pades/sign/prepare';
+import { ecdsaRawToDer } from '../../src/pades/cms/cms';
+import type { PadesPrepareInput, PreparedPades } from '../../src/pades/sign/types';
 
 export const CORPUS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'vectors', 'pdf');
 

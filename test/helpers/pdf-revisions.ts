@@ -6,10 +6,10 @@
  * point anywhere (`redirect`) or free objects (`free`): what an attacker's update does. Test-only.
  */
 import { PDFArray, PDFDict, PDFName, PDFRef, PDFString } from 'pdf-lib';
-import { newObjectsAfter } from '../../src/pades/_new-objects';
-import { PdfReader } from '../../src/pades/_pdf-reader';
-import { writeIncrementalUpdate } from '../../src/pades/incremental-writer';
-import { findPage } from '../../src/pades/signature-field';
+import { newObjectsAfter } from '../../src/pades/pdf/_new-objects';
+import { PdfReader } from '../../src/pades/pdf/_pdf-reader';
+import { writeIncrementalUpdate } from '../../src/pades/pdf/incremental-writer';
+import { findPage } from '../../src/pades/pdf/signature-field';
 
 /** An object body: the text between `N 0 obj` and `endobj`, or a stream from its dictionary text and data. */
 export type Body = string | { dict: string; data: Buffer | string };

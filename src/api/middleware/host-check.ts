@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { isLoopbackAddress } from '../../config/loopback';
-import { LocalsignError } from '../../errors/errors';
+import { LocalsignError } from '../../domain/errors';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { RateLimitedError } from '../../errors/errors';
+import { RateLimitedError } from '../../domain/errors';
 import type { ApiEnv } from '../types';
 
 interface Bucket {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { Base64Bytes } from '../../pades/base64-repair';
+import type { Base64Bytes } from '../base64-repair';
 import type { Context } from 'hono';
-import { InvalidInputError, LocalsignError } from '../../errors/errors';
+import { InvalidInputError, LocalsignError } from '../../domain/errors';
 import { splitLargeStringField } from '../json-large-field';
 
 /**

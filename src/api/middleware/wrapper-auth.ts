@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { LocalsignError } from '../../errors/errors';
+import { LocalsignError } from '../../domain/errors';
 import type { WrapperStore } from '../../store/wrapper-store';
 import type { ApiEnv } from '../types';
 

@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
-import { decodePdfBase64 } from '../../pades/base64-repair';
-import { requirePdfHeader } from '../../pades/pdf-header';
+import { decodePdfBase64 } from '../base64-repair';
+import { requirePdfHeader } from '../../signing/validation';
 import type { AppContext } from '../../context';
-import { InvalidInputError } from '../../errors/errors';
+import { InvalidInputError } from '../../domain/errors';
 import { acceptPades, type PadesSignInput } from '../../signing/accept';
 import { readBodyBytes, readJsonObject } from '../middleware/read-body';
 import { PADES_SIGN_BODY, parseBody, type Parsed } from '../request-schemas';

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { AppContext } from '../../context';
-import { decodePdfBase64 } from '../../pades/base64-repair';
-import { verifyPdf } from '../../signing/verify-pdf';
+import { decodePdfBase64 } from '../base64-repair';
+import { verifyPdf } from '../../signing/validation';
 import { readJsonObject } from '../middleware/read-body';
 import type { ApiEnv } from '../types';
 import { PADES_VERIFY_BODY, parseBody } from '../request-schemas';

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { AppContext } from '../../context';
-import { LocalsignError } from '../../errors/errors';
+import { LocalsignError } from '../../domain/errors';
 
 /**
  * GET /pki/demo-ca.crl: the demo CA's CRL (RFC 5280 §5, DER, application/pkix-crl) at the URL its

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import type { AppContext } from '../../context';
-import { LocalsignError } from '../../errors/errors';
+import { LocalsignError } from '../../domain/errors';
 import type { RequestEntry } from '../../store/request-store';
 import type { ApiEnv } from '../types';
 import { parseLimit, parseWait } from '../validate';

@@ -8,7 +8,7 @@
  * CKF_OS_LOCKING_OK since calls arrive from different threads.
  */
 import type { Koffi, KoffiFunction, KoffiType, LoadedPkcs11Module } from '../loader';
-import { ChipError } from '../../errors/errors';
+import { ChipError } from '../../domain/errors';
 import { NativeArena } from './native-memory';
 import { check } from './return-codes';
 

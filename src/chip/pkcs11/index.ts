@@ -3,3 +3,4 @@ export { MultiTokenChip, tokenKeyId } from './multi-token-chip';
 export { presentTokenLabels } from './token-discovery';
 export { Pkcs11CallError, ckrName } from './return-codes';
 export { TokenNotPresentError } from './token-discovery';
+

@@ -11,7 +11,7 @@
  * same identity once the signature's login has happened.
  */
 import { createHash, createPublicKey } from 'node:crypto';
-import { ChipError } from '../../errors/errors';
+import { ChipError } from '../../domain/errors';
 import type { ChipKey, ChipKeyAlgorithm } from '../types';
 import {
   CKA_ALWAYS_AUTHENTICATE,

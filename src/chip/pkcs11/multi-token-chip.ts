@@ -4,7 +4,7 @@
  * Each token keeps its own Pkcs11Chip: its own session, queue, PIN source and refusals. A key id
  * carries its token's label (`label/01`), so a credential names the card its key is on.
  */
-import { ChipError } from '../../errors/errors';
+import { ChipError } from '../../domain/errors';
 import type { Chip, ChipKey, SignOptions } from '../types';
 
 export interface TokenChip {

@@ -12,7 +12,7 @@
  * with the same PIN (or the pad again).
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { ChipError } from '../../errors/errors';
+import { ChipError } from '../../domain/errors';
 import type { Chip, ChipKey, ChipKeyAlgorithm, SignOptions } from '../types';
 import { CKM_ECDSA, CKM_RSA_PKCS } from './constants';
 import { sha256DigestInfo } from '../../der/keys';

@@ -2,7 +2,7 @@
  * CK_RV values (PKCS#11 v2.40 pkcs11t.h) and what each means for the service: a name for
  * messages, and whether the session or the token is gone (so the next call reconnects).
  */
-import { ChipError } from '../../errors/errors';
+import { ChipError } from '../../domain/errors';
 import type { PinRejection } from '../pin-rejection';
 
 export const CKR_OK = 0x0;

@@ -2,7 +2,7 @@
  * Finding a token by its label across the module's slots (PKCS#11 v2.40 §5.5 slot and token
  * management). Slot ids change when a device is plugged in again; the label does not.
  */
-import { ChipError } from '../../errors/errors';
+import { ChipError } from '../../domain/errors';
 import type { Pkcs11Api } from './bindings';
 import { CKF_PROTECTED_AUTHENTICATION_PATH, TOKEN_LABEL_LENGTH } from './constants';
 import { CKR_BUFFER_TOO_SMALL, check } from './return-codes';

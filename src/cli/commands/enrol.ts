@@ -1,5 +1,5 @@
 import { defineCommand, runCommand, type CommandDef } from 'citty';
-import { LocalsignError } from '../../errors/errors';
+import { LocalsignError } from '../../domain/errors';
 import { initArgs, readEnrolment, redact, removeEnrolment } from '../../install/enrolment';
 
 /**

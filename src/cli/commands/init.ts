@@ -1,9 +1,9 @@
 import { defineCommand } from 'citty';
 import { existsSync, rmSync } from 'node:fs';
 import type { AppContext } from '../../context';
-import { LocalsignError } from '../../errors/errors';
+import { LocalsignError } from '../../domain/errors';
 import { configureEmbeddedChip } from '../../platform/embedded-setup';
-import { pairRemote, readPlatformCa } from '../../platform/pairing';
+import { pairRemote, readPlatformCa } from '../../platform/remote';
 import type { ChipPinSource, ChipSettings } from '../../chip/types';
 import { commonArgs, openContext } from '../settings';
 import { printData, repeatedFlag, UsageError } from '../output';

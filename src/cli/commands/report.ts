@@ -1,5 +1,5 @@
 import { defineCommand } from 'citty';
-import { LocalsignError } from '../../errors/errors';
+import { LocalsignError } from '../../domain/errors';
 import { assertOutputFolder, writeOutputFile } from '../output-file';
 import { assertConfirmable, confirm } from '../confirm';
 import { commonArgs, openExistingContext } from '../settings';

@@ -3,7 +3,7 @@ import { defineCommand } from 'citty';
 import { homePaths } from '../../config/paths';
 import { escapeControls } from '../../log/escape';
 import type { CatalogCache } from '../../store/catalog-types';
-import { LocalsignError } from '../../errors/errors';
+import { LocalsignError } from '../../domain/errors';
 import { failLine, printData } from '../output';
 import { resolveServiceAddress } from '../service-address';
 import { configFromArgs } from '../settings';

@@ -1,5 +1,5 @@
 import { defineCommand } from 'citty';
-import { LocalsignError } from '../../errors/errors';
+import { LocalsignError } from '../../domain/errors';
 import { commonArgs, openContext, openExistingContext } from '../settings';
 import { printData, repeatedFlag, UsageError } from '../output';
 

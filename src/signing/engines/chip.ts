@@ -1,4 +1,4 @@
-import { SigningError } from '../../errors/errors';
+import { SigningError } from '../../domain/errors';
 import { addressFromPublicKey, normaliseLowS } from '../../evm';
 import { algorithmOfCertificate, ecdsaRawToDer } from '../../pades/cms';
 import type { Chip } from '../../chip/types';

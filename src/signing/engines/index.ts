@@ -6,7 +6,7 @@ import type { EngineName } from '../../domain/signing';
 import type { SigningEngine } from '../engine';
 import { chipEngine, type ChipEngineDeps } from './chip';
 import { platformEngine } from './platform';
-import type { PlatformSigningDeps } from '../platform-signer';
+import type { PlatformSigningDeps } from '../../platform/remote';
 
 export interface EngineDeps extends ChipEngineDeps {
   platform: PlatformSigningDeps;
@@ -31,3 +31,4 @@ export function signingEngines(deps: EngineDeps): (name: EngineName) => SigningE
 }
 
 export type { SignatureRequest, Signature, SigningEngine } from '../engine';
+

@@ -1,4 +1,4 @@
-import { signEvmOnPlatform, signPadesOnPlatform, type PlatformSigningDeps } from '../platform-signer';
+import { signEvmOnPlatform, signPadesOnPlatform, type PlatformSigningDeps } from '../../platform/remote';
 import type { Signature, SignatureRequest, SigningEngine } from '../engine';
 
 /**

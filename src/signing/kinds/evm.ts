@@ -1,4 +1,4 @@
-import { SigningError } from '../../errors/errors';
+import { SigningError } from '../../domain/errors';
 import { formatEvmSignature } from '../../evm';
 import { chipPinOf } from '../chip-pin';
 import type { Job } from '../job-types';

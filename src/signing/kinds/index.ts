@@ -15,3 +15,4 @@ export function signatureKind<K extends RequestEntry['kind']>(kind: K): Promise<
 }
 
 export type { SignatureKind } from '../kind';
+

@@ -4,7 +4,7 @@ import { openApiDocument } from '../../../src/api/openapi';
 import { buildConfig } from '../../../src/config/config';
 import { readEnv } from '../../../src/config/env';
 import { AppContext } from '../../../src/context';
-import { signPush } from '../../../src/platform/push-hmac';
+import { signPush } from '../../../src/platform/remote/push-hmac';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
 /**

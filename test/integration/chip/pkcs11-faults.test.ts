@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChipError } from '../../../src/errors/errors';
+import { ChipError } from '../../../src/domain/errors';
 import { loadPkcs11Module } from '../../../src/chip/loader';
 import { bindFunctionList } from '../../../src/chip/pkcs11/bindings';
 import { createPkcs11Chip } from '../../../src/chip/pkcs11';

@@ -6,7 +6,7 @@ import { constants, createHash, createPublicKey, publicDecrypt, randomBytes, ver
 import { p256 } from '@noble/curves/nist.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChipError } from '../../../src/errors/errors';
+import { ChipError } from '../../../src/domain/errors';
 import { createPkcs11Chip } from '../../../src/chip/pkcs11';
 import type { Chip, ChipKey } from '../../../src/chip/types';
 import { createSoftHsmToken, type SoftHsmToken } from '../../helpers/softhsm';

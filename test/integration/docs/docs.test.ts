@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalsignClient } from '../../../clients/typescript/src/index';
 import { OPERATIONS } from '../../../src/api/operations';
 import { openApiDocument } from '../../../src/api/openapi';
-import { mainCommand } from '../../../src/cli/index';
+import { mainCommand } from '../../../src/cli/command-tree';
 import * as output from '../../../src/cli/output';
 import { smallPdf } from '../../helpers/api-fixtures';
 import { initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';

@@ -13,8 +13,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digestWith } from '../../../src/pades/cms-check';
-import { validatePdf, type SignatureReport } from '../../../src/pades/validate';
+import { digestWith } from '../../../src/pades/cms/cms-check';
+import { validatePdf, type SignatureReport } from '../../../src/pades/validate/validate';
 import { OID } from '../../../src/der/oids';
 import {
   detachBer, opensslSign, opensslVerify, placeholder, reorderSignedAttributes, smallPdf, withCms, type Placeholder,

@@ -1,14 +1,14 @@
 /**
- * Our operator walker (src/pades/content-boxes.ts) against poppler: on every page of the corpus,
+ * Our operator walker (src/pades/pdf/content-boxes.ts) against poppler: on every page of the corpus,
  * every word `pdftotext -bbox` reports lies inside the boxes we found (text boxes and annotation
  * rectangles, grown by half a point for rounding). The stamp placement keeps 4 points clear
  * around these boxes, so a word inside them is a word no stamp covers.
  */
 import { describe, expect, it } from 'vitest';
-import { PdfReader } from '../../../src/pades/_pdf-reader';
-import { findAnnotationBoxes, findContentBoxes, type Box } from '../../../src/pades/content-boxes';
-import { pageBoxes } from '../../../src/pades/stamp-placement';
-import { findPage } from '../../../src/pades/signature-field';
+import { PdfReader } from '../../../src/pades/pdf/_pdf-reader';
+import { findAnnotationBoxes, findContentBoxes, type Box } from '../../../src/pades/pdf/content-boxes';
+import { pageBoxes } from '../../../src/pades/stamp/stamp-placement';
+import { findPage } from '../../../src/pades/pdf/signature-field';
 import { generateBackgroundArt, generateFooterDocument, generateFullPage, listCommittedCorpus } from '../../helpers/pdf-corpus';
 import { pdftotextWords, type Rect } from '../../helpers/pdf-words';
 

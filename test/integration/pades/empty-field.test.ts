@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFString, StandardFonts } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lintPadesBaselineB } from '../../helpers/pades-lint';
-import { verifyPades } from '../../../src/pades';
+import { verifyPades } from '../../../src/pades/sign/verify';
 import { CORPUS_DIR, signWithEngine } from '../../helpers/pdf-corpus';
 import { runPdfsig } from '../../helpers/pdf-tools';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';

@@ -10,13 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../src/net/http-client';
-import { finishPades, preparePades } from '../../../src/pades';
-import { ecdsaRawToDer } from '../../../src/pades/cms';
-import { signatureContentsAt, vriKey } from '../../../src/pades/dss';
+import { finishPades } from '../../../src/pades/sign/finish';
+import { preparePades } from '../../../src/pades/sign/prepare';
+import { ecdsaRawToDer } from '../../../src/pades/cms/cms';
+import { signatureContentsAt, vriKey } from '../../../src/pades/sign/dss';
 import { extendToLongTerm } from '../../../src/signing/long-term';
-import { collectValidationData } from '../../../src/signing/revocation-client';
+import { collectValidationData } from '../../../src/signing/online/revocation-client';
 import { inlineDocumentWork } from '../../helpers/document-work';
-import { fetchTimestampToken } from '../../../src/signing/tsa-client';
+import { fetchTimestampToken } from '../../../src/signing/online/tsa-client';
 import { runCliAsync } from '../../helpers/cli';
 import { startConnectProxy } from '../../helpers/connect-proxy';
 import { readDss } from '../../helpers/dss-reader';
@@ -25,7 +26,7 @@ import { CORPUS_DIR, CORPUS_SIGNING } from '../../helpers/pdf-corpus';
 import { createNssTrustDb, extractCms, qpdfCheck, runPdfsig, runTool } from '../../helpers/pdf-tools';
 import { createRevocationPki, startRevocationServer, type RevocationPki, type RevocationServer } from '../../helpers/revocation-pki';
 import { signDigest } from '../../helpers/test-pki';
-import { validatePdf } from '../../../src/pades/validate';
+import { validatePdf } from '../../../src/pades/validate/validate';
 
 const pemDer = (pem: string) => new Uint8Array(Buffer.from(pem.replace(/-----[^-]+-----|\s/g, ''), 'base64'));
 

@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validatePdf, type SignatureReport } from '../../../src/pades/validate';
+import { validatePdf, type SignatureReport } from '../../../src/pades/validate/validate';
 import { signWithEngine } from '../../helpers/pdf-corpus';
 import { addToList, appendRevision, firstRevision, nextObjectNumber, offsetOf, type Body } from '../../helpers/pdf-revisions';
 import { runPdfsig, runTool } from '../../helpers/pdf-tools';

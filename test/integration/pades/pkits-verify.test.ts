@@ -11,7 +11,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishPades, preparePades } from '../../../src/pades';
+import { finishPades } from '../../../src/pades/sign/finish';
+import { preparePades } from '../../../src/pades/sign/prepare';
 import { assertBundle, parseJson, runCliAsync } from '../../helpers/cli';
 import { makeTmpHome } from '../../helpers/tmp-home';
 

@@ -9,7 +9,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDss } from '../../../src/pades/dss';
+import { addDss } from '../../../src/pades/sign/dss';
 import { parseJson, runCliAsync } from '../../helpers/cli';
 import { CORPUS_DIR, signWithEngine } from '../../helpers/pdf-corpus';
 import { addAnnotation } from '../../helpers/pdf-revisions';

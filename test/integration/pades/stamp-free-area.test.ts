@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { preparePades } from '../../../src/pades';
+import { preparePades } from '../../../src/pades/sign/prepare';
 import type { StampSpec } from '../../../src/domain/pades';
 import { defaultDesigns } from '../../../src/platform/default-designs';
 import {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { concatTransformationMatrix, drawObject, PDFDocument, popGraphicsState, pushGraphicsState } from 'pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { drawStampAppearance } from '../../../src/pades/stamp';
+import { drawStampAppearance } from '../../../src/pades/stamp/stamp';
 
 /** Dark pixels of a PGM (P5) image inside [x0, x1) × [y0, y1). */
 function darkPixels(pgm: Buffer, box: { x0: number; y0: number; x1: number; y1: number }): number {

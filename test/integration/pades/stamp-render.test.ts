@@ -12,8 +12,8 @@ import {
   pushGraphicsState,
 } from 'pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { drawStampAppearance } from '../../../src/pades/stamp';
-import { fillStampText } from '../../../src/pades/stamp-text';
+import { drawStampAppearance } from '../../../src/pades/stamp/stamp';
+import { fillStampText } from '../../../src/platform/stamp-text';
 import type { StampSpec } from '../../../src/domain/pades';
 
 // Renders stamps the way a reader does (poppler's pdftoppm at 72 dpi: one pixel per point) and

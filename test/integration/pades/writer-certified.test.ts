@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
 import { describe, it, expect, beforeAll } from 'vitest';
 import { PDFDocument, PDFName, PDFString } from 'pdf-lib';
-import { checkPdf, finishPades, preparePades, verifyPades } from '../../../src/pades/index';
+import { checkPdf } from '../../../src/pades/pdf/pdf-check';
+import { finishPades } from '../../../src/pades/sign/finish';
+import { preparePades } from '../../../src/pades/sign/prepare';
+import { verifyPades } from '../../../src/pades/sign/verify';
 import {
   byteRangeFor, byteRangePlaceholder, contentsPlaceholder, digestByteRange, embedContents, locateSignatureSlots, patchByteRange,
-} from '../../../src/pades/byterange';
-import { assembleCms, buildSignedAttributes } from '../../../src/pades/cms';
-import { PdfInputError } from '../../../src/errors/errors';
+} from '../../../src/pades/pdf/byterange';
+import { assembleCms, buildSignedAttributes } from '../../../src/pades/cms/cms';
+import { PdfInputError } from '../../../src/domain/errors';
 import { createTestPki, signDigest, type TestPki } from '../../helpers/test-pki';
 import { latin1Text, pdfsig, pdfsigSummary, qpdfCheck } from '../../unit/pades/_pdf-fixtures';
 

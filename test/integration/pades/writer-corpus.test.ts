@@ -1,5 +1,8 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { checkPdf, finishPades, preparePades, verifyPades } from '../../../src/pades/index';
+import { checkPdf } from '../../../src/pades/pdf/pdf-check';
+import { finishPades } from '../../../src/pades/sign/finish';
+import { preparePades } from '../../../src/pades/sign/prepare';
+import { verifyPades } from '../../../src/pades/sign/verify';
 import { createTestPki, signDigest, type TestPki } from '../../helpers/test-pki';
 import { listCommittedCorpus } from '../../helpers/pdf-corpus';
 import { pdfsig, pdfsigSummary, qpdfCheck } from '../../unit/pades/_pdf-fixtures';

@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { finishPades, preparePades } from '../../../src/pades/index';
+import { finishPades } from '../../../src/pades/sign/finish';
+import { preparePades } from '../../../src/pades/sign/prepare';
 import { createTestPki, signDigest, type TestPki } from '../../helpers/test-pki';
 import { appendCatalogUpdate, latin1Text, makeHybridPdf, makePdf, pdfsig, pdfsigSummary, qpdf, qpdfCheck } from '../../unit/pades/_pdf-fixtures';
 

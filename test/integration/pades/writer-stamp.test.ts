@@ -1,6 +1,8 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef } from 'pdf-lib';
-import { finishPades, preparePades, verifyPades } from '../../../src/pades/index';
+import { finishPades } from '../../../src/pades/sign/finish';
+import { preparePades } from '../../../src/pades/sign/prepare';
+import { verifyPades } from '../../../src/pades/sign/verify';
 import type { StampSpec } from '../../../src/domain/pades';
 import { createTestPki, signDigest, type TestPki } from '../../helpers/test-pki';
 import { latin1Text, makeNestedPageTreePdf, makePdf, pdfsig, pdfsigSummary, qpdf, qpdfCheck, runTool, tmpFile } from '../../unit/pades/_pdf-fixtures';

@@ -1,7 +1,9 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef, PDFString } from 'pdf-lib';
-import { finishPades, preparePades, verifyPades } from '../../../src/pades/index';
-import { PdfInputError, SigningError } from '../../../src/errors/errors';
+import { finishPades } from '../../../src/pades/sign/finish';
+import { preparePades } from '../../../src/pades/sign/prepare';
+import { verifyPades } from '../../../src/pades/sign/verify';
+import { PdfInputError, SigningError } from '../../../src/domain/errors';
 import { createTestPki, signDigest, type TestPki } from '../../helpers/test-pki';
 import { latin1Text, makeNestedPageTreePdf, makePdf, patchText, pdfsig, pdfsigSummary, qpdf, qpdfCheck } from '../../unit/pades/_pdf-fixtures';
 

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { recoverAddress, getAddress, computeAddress } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatformDouble, waitUntil, type PlatformDouble, type SignResult } from '../../helpers/platform-double';
-import { signPush } from '../../../src/platform/push-hmac';
+import { signPush } from '../../../src/platform/remote/push-hmac';
 import { startPushReceiver, type PushReceiver } from './receiver';
 import { opensslKeyUsage, opensslVerifyDigest } from './verify';
 

@@ -1,11 +1,11 @@
 /**
  * A push receiver for the double's own tests: a real HTTP server that checks each delivery with the
- * service's `verifyPush` (src/platform/push-hmac.ts) and answers as PLATFORM.md says the service
+ * service's `verifyPush` (src/platform/remote/push-hmac.ts) and answers as PLATFORM.md says the service
  * does (401 bad signature or stale, 200 {ok:true}); it records every delivery.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifyPush } from '../../../src/platform/push-hmac';
+import { verifyPush } from '../../../src/platform/remote/push-hmac';
 
 export interface Delivery {
   timestamp: string | undefined;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smallPdf } from '../../helpers/api-fixtures';
 import { createNssTrustDb, runPdfsig } from '../../helpers/pdf-tools';
 import { startPlatformDouble, waitUntil, type PlatformDouble } from '../../helpers/platform-double';
-import { signPush } from '../../../src/platform/push-hmac';
+import { signPush } from '../../../src/platform/remote/push-hmac';
 import { authed, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { accept, finalOf, pairWith, wrapperFor, type Call } from './_platform';

@@ -3,11 +3,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishPades, preparePades, verifyPades } from '../../../src/pades/index';
-import { ecdsaRawToDer } from '../../../src/pades/cms';
-import { verifyCmsSignature } from '../../../src/pades/cms-check';
+import { finishPades } from '../../../src/pades/sign/finish';
+import { preparePades } from '../../../src/pades/sign/prepare';
+import { verifyPades } from '../../../src/pades/sign/verify';
+import { ecdsaRawToDer } from '../../../src/pades/cms/cms';
+import { verifyCmsSignature } from '../../../src/pades/cms/cms-check';
 import { HttpClient } from '../../../src/net/http-client';
-import { fetchTimestampToken } from '../../../src/signing/tsa-client';
+import { fetchTimestampToken } from '../../../src/signing/online/tsa-client';
 
 const http = new HttpClient({ httpProxy: null, httpsProxy: null, noProxy: null });
 import { startLocalTsa, type LocalTsa } from '../../helpers/local-tsa';

@@ -6,11 +6,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlatformError } from '../../../src/errors/errors';
-import { assembleCms, buildSignedAttributes, ecdsaRawToDer, estimateCmsSize } from '../../../src/pades/cms';
-import { verifyCmsSignature } from '../../../src/pades/cms-check';
+import { PlatformError } from '../../../src/domain/errors';
+import { assembleCms, buildSignedAttributes, ecdsaRawToDer, estimateCmsSize } from '../../../src/pades/cms/cms';
+import { verifyCmsSignature } from '../../../src/pades/cms/cms-check';
 import { HttpClient, type HttpRequest } from '../../../src/net/http-client';
-import { fetchTimestampToken } from '../../../src/signing/tsa-client';
+import { fetchTimestampToken } from '../../../src/signing/online/tsa-client';
 
 const http = new HttpClient({ httpProxy: null, httpsProxy: null, noProxy: null });
 import { startLocalTsa, type LocalTsa } from '../../helpers/local-tsa';

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { rateLimit, RateLimiter } from '../../../src/api/middleware/rate-limit';
 import { openApiDocument } from '../../../src/api/openapi';
-import { RateLimitedError } from '../../../src/errors/errors';
+import { RateLimitedError } from '../../../src/domain/errors';
 
 describe('RateLimiter (a token bucket per application key)', () => {
   it('lets a burst through, then refuses with the seconds until the next token', () => {

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BLOCKCHAIN_SIGN_BODY, bodySchema, PADES_SIGN_BODY, parseBody, type BodySpec } from '../../../src/api/request-schemas';
 import { MAX_CHAIN_ID } from '../../../src/evm';
-import { isLocalsignError } from '../../../src/errors/errors';
+import { isLocalsignError } from '../../../src/domain/errors';
 
 /**
  * The validator and the OpenAPI schema are derived from one description (issue 11); this holds

@@ -26,8 +26,9 @@ const LAYERS: string[][] = [
   ['store', 'der'],
   ['log'],
   ['config'],
-  ['errors'],
-  ['types', 'assets', 'domain'],
+  // The service's own words: its errors and the types every layer speaks (issue 18).
+  ['domain'],
+  ['types', 'assets'],
 ];
 /**
  * Entry points do not call each other: the CLI reaches the HTTP layer only through service/,
@@ -58,6 +59,29 @@ function unitOf(path: string): string {
   return !first.includes('.') && !existsSync(join(SRC, first)) && existsSync(join(SRC, `${first}.ts`)) ? `${first}.ts` : first;
 }
 const layerOf = (unit: string): number => LAYERS.findIndex((l) => l.includes(unit));
+
+/**
+ * The PAdES engine's rooms (issue 18), bottom to top: CMS and timestamp bytes, PDF objects, the
+ * stamp, signing, validation. A room imports only rooms below it, and everyone enters a room
+ * through its index.ts (the test below). The CMS room holds no pdf-lib: the service's own
+ * process reaches it at start-up (the chip engine, the platform's answers, the TSA client)
+ * without loading the PDF engine, which is read on first use (vendor-bundle.test.ts).
+ */
+const PADES_ROOMS = ['cms', 'pdf', 'stamp', 'sign', 'validate'];
+/**
+ * Links between the folders of src/ (a folder, or a top-level file, importing another at least
+ * once). 91 before issue 18 split pades/ and signing/ into rooms: the rooms live inside their
+ * folders, so the split may not add a link (errors/ became part of domain/, the service's own
+ * words, so the domain types added none either), and neither may later work without a reason.
+ */
+const FOLDER_LINKS_BUDGET = 91;
+
+/** The file an import names: `x.ts`, or `x/index.ts` for a folder; null outside src/'s TypeScript. */
+function resolveImport(from: string, spec: string): string | null {
+  const base = resolve(dirname(from), spec);
+  for (const candidate of [`${base}.ts`, join(base, 'index.ts')]) if (existsSync(candidate)) return candidate;
+  return null;
+}
 
 function importsOf(source: string): string[] {
   const out: string[] = [];
@@ -109,6 +133,49 @@ describe('the import graph (AGENTS.md)', () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('a folder with an index.ts is entered only through it', () => {
+    const faces = all.filter((f) => f.endsWith('/index.ts')).map((f) => dirname(f));
+    const wrong: string[] = [];
+    for (const file of all) {
+      for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+        if (!spec.startsWith('.')) continue;
+        const target = resolveImport(file, spec);
+        if (!target) continue;
+        for (const face of faces) {
+          const inside = (p: string) => p.startsWith(`${face}/`);
+          if (inside(target) && !inside(file) && target !== join(face, 'index.ts')) {
+            wrong.push(`${relative(SRC, file)} imports ${spec}: enter ${relative(SRC, face)}/ through its index.ts`);
+          }
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('the PAdES rooms import only the rooms below them (cms, pdf, stamp, sign, validate)', () => {
+    const roomOf = (p: string) => PADES_ROOMS.indexOf(relative(join(SRC, 'pades'), p).split('/')[0]!);
+    const wrong: string[] = [];
+    for (const file of all.filter((f) => roomOf(f) >= 0)) {
+      for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+        const target = spec.startsWith('.') ? resolveImport(file, spec) : null;
+        if (target && roomOf(target) > roomOf(file)) wrong.push(`${relative(SRC, file)} imports ${spec} (a room above it)`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it(`the folders of src/ have at most ${FOLDER_LINKS_BUDGET} links between them`, () => {
+    const links = new Set<string>();
+    for (const file of all) {
+      for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+        if (!spec.startsWith('.')) continue;
+        const to = unitOf(resolve(dirname(file), spec));
+        if (to !== unitOf(file) && !to.startsWith('..')) links.add(`${unitOf(file)} -> ${to}`);
+      }
+    }
+    expect([...links].length, [...links].sort().join('\n')).toBeLessThanOrEqual(FOLDER_LINKS_BUDGET);
   });
 
   it('only config/env.ts reads process.env', () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ChipError } from '../../../src/errors/errors';
+import { ChipError } from '../../../src/domain/errors';
 import { binaryArchitecture, loadKoffi, loadPkcs11Module } from '../../../src/chip/loader';
 
 const dir = mkdtempSync(join(tmpdir(), 'localsign-loader-'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChipError } from '../../../src/errors/errors';
+import { ChipError } from '../../../src/domain/errors';
 import { isPinRejection } from '../../../src/chip/pin-rejection';
 import { Pkcs11CallError, check, ckrName, isSessionLost } from '../../../src/chip/pkcs11/return-codes';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { failLine, printData } from '../../../src/cli/output';
 import { escapeStrings } from '../../../src/log/escape';
-import { describeReport } from '../../../src/signing/verify-pdf';
+import { describeReport } from '../../../src/signing/validation/verify-pdf';
 
 /** Issue 15 "Terminal injection": what the CLI prints from documents and platforms. */
 // eslint-disable-next-line no-control-regex

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APP_BURST, SAMPLED_IDS, UNAUTH_BURST } from '../../../src/diagnostics/error-coalescer';
 import { ErrorRecorder, type ErrorRecord } from '../../../src/diagnostics/error-recorder';
-import { LocalsignError } from '../../../src/errors/errors';
+import { LocalsignError } from '../../../src/domain/errors';
 
 /** Issue 10: floods of failures are coalesced, so they cannot rotate real records out. */
 let dir: string;

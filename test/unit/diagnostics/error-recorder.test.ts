@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorRecorder } from '../../../src/diagnostics/error-recorder';
-import { InvalidInputError, LocalsignError } from '../../../src/errors/errors';
+import { InvalidInputError, LocalsignError } from '../../../src/domain/errors';
 import { createLogger } from '../../../src/log/logger';
 import type { AuditLog } from '../../../src/requests/audit-log';
 import { RequestRegistry } from '../../../src/requests/registry';

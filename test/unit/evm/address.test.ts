@@ -1,7 +1,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { computeAddress, getAddress } from 'ethers';
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../../src/errors/errors';
+import { InvalidInputError } from '../../../src/domain/errors';
 import { addressFromPublicKey, toChecksumAddress } from '../../../src/evm';
 import fc from 'fast-check';
 import { hexToBytes, loadEvmVector, secretKeyArb, type Eip155Example } from './_vectors';

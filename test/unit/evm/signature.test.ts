@@ -2,7 +2,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { SigningKey, sha256, toUtf8Bytes } from 'ethers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SigningError } from '../../../src/errors/errors';
+import { SigningError } from '../../../src/domain/errors';
 import {
   computeV,
   createRecoveryChecker,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../../src/errors/errors';
+import { InvalidInputError } from '../../../src/domain/errors';
 import { MAX_CHAIN_ID, parseChainId, parseTxHash } from '../../../src/evm';
 
 const HASH = 'daf5a779ae972f972197303d7b574746c7ef83eadac0f2791ad23db92e4c8e53';

@@ -5,14 +5,14 @@
  * (2 s) and only for these pathological inputs.
  */
 import { describe, expect, it } from 'vitest';
-import { PdfInputError } from '../../../src/errors/errors';
-import { refuseRangeErrors, tooComplex, TooComplexError, unlessDamaged } from '../../../src/pades/_limits';
-import { PdfReader } from '../../../src/pades/_pdf-reader';
-import { MAX_PARSED_OBJECTS, MAX_STRING_BYTES } from '../../../src/pades/_object-parser';
-import { ChangeAnalysis, MAX_CHANGES_LISTED } from '../../../src/pades/modifications';
-import { checkPdf } from '../../../src/pades/pdf-check';
-import { checkPdfForSigning } from '../../../src/pades/sign-check';
-import { MAX_SIGNATURES, validatePdf, type ValidationReport } from '../../../src/pades/validate';
+import { PdfInputError } from '../../../src/domain/errors';
+import { refuseRangeErrors, tooComplex, TooComplexError, unlessDamaged } from '../../../src/pades/pdf/_limits';
+import { PdfReader } from '../../../src/pades/pdf/_pdf-reader';
+import { MAX_PARSED_OBJECTS, MAX_STRING_BYTES } from '../../../src/pades/pdf/_object-parser';
+import { ChangeAnalysis, MAX_CHANGES_LISTED } from '../../../src/pades/validate/modifications';
+import { checkPdf } from '../../../src/pades/pdf/pdf-check';
+import { checkPdfForSigning } from '../../../src/pades/sign/sign-check';
+import { MAX_SIGNATURES, validatePdf, type ValidationReport } from '../../../src/pades/validate/validate';
 import {
   cmsWithHugeOid, deeplyNested, dssRepeatedBomb, flateBombXref, hugeArrayInCatalog, hugeHexStringInCatalog, hugeIndexXref, hugeSignatureContents,
   manyFieldsOneSignature, manySignatureDictionaries, signatureShapedPdf, zeroWidthXref,

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../../src/errors/errors';
+import { InvalidInputError } from '../../../src/domain/errors';
 import { describeCertificate } from '../../../src/pki/describe-certificate';
 import { createTestPki } from '../../helpers/test-pki';
 

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlatformError } from '../../../src/errors/errors';
+import { PlatformError } from '../../../src/domain/errors';
 import { syncCatalog, type CatalogSource, type FetchedCatalog } from '../../../src/platform/catalog-sync';
 import { checkDesign } from '../../../src/platform/design-check';
 import { parseOperatorDesign } from '../../../src/platform/embedded-designs';

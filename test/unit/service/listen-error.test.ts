@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeListenError } from '../../../src/service/listen-error';
-import { ConfigurationError } from '../../../src/errors/errors';
+import { ConfigurationError } from '../../../src/domain/errors';
 
 const busy = Object.assign(new Error('listen EADDRINUSE: address already in use 127.0.0.1:8300'), { code: 'EADDRINUSE' });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ErrorRecorder } from '../../../src/diagnostics/error-recorder';
-import { SigningError } from '../../../src/errors/errors';
+import { SigningError } from '../../../src/domain/errors';
 import { createLogger } from '../../../src/log/logger';
 import { AuditLog } from '../../../src/requests/audit-log';
 import { RequestRegistry } from '../../../src/requests/registry';

@@ -13,7 +13,7 @@ import { RequestRegistry } from '../../../src/requests/registry';
 import { JobRunner } from '../../../src/signing/job-runner';
 import { HttpClient } from '../../../src/net/http-client';
 import { DocumentStore } from '../../../src/store/document-store';
-import { PlatformResultHub } from '../../../src/signing/platform-results';
+import { PlatformResultHub } from '../../../src/platform/remote/results';
 import type { JobDeps } from '../../../src/signing/job-types';
 import { signingEngines } from '../../../src/signing/engines';
 import { inlineDocumentWork } from '../../helpers/document-work';

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageError } from '../../../src/errors/errors';
+import { StorageError } from '../../../src/domain/errors';
 import { AppendJournal } from '../../../src/store/append-journal';
 import { writeFileAtomic } from '../../../src/store/atomic-file';
 import { RotatingFile } from '../../../src/store/rotating-file';

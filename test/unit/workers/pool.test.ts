@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ChipError, DocumentLimitError, LocalsignError } from '../../../src/errors/errors';
+import { ChipError, DocumentLimitError, LocalsignError } from '../../../src/domain/errors';
 import { processStarter, threadStarter } from '../../../src/workers/handles';
 import { errorFromWorker, errorToWorker, READY, WorkerPool, type PoolLimits } from '../../../src/workers/pool';
 

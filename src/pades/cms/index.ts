@@ -1,0 +1,4 @@
+export { checkCms, checkTimestampToken, digestWith, verifyCmsSignature } from './cms-check';
+export { algorithmOfCertificate, assembleCms, buildSignedAttributes, ecdsaRawToDer, estimateCmsSize } from './cms';
+export { signatureValueMatches } from './signature-value';
+export { buildTimestampRequestForImprint, parseTimestampResponse } from './timestamp';

@@ -1,0 +1,11 @@
+export { decodeHexDigits } from './_hex';
+export { isLimit, refuseRangeErrors, tooComplex, unlessDamaged } from './_limits';
+export { newObjectsAfter } from './_new-objects';
+export { parseObjectSpan, readObjectHeader, skipWhitespace } from './_object-parser';
+export { PdfReader } from './_pdf-reader';
+export { byteRangeFor, byteRangePlaceholder, contentsPlaceholder, digestByteRange, embedContents, locateSignatureSlots, patchByteRange, type ByteRange } from './byterange';
+export { findAnnotationBoxes, findContentBoxes, inheritedAttribute, type Box } from './content-boxes';
+export { writeIncrementalUpdate, type UpdateObject } from './incremental-writer';
+export { docMdpPermission, forEachField, inspectPdf, type PdfInfo } from './pdf-check';
+export { addSignatureField, buildSignatureDictionary, certifyCatalog, fillSignatureField, findEmptySignatureField, findPage, refuseCertifyingSigned, signatureFields, uniqueFieldName, type EmptySignatureField, type PageRef } from './signature-field';
+export { type XrefEntry } from './xref';

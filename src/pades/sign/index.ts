@@ -1,0 +1,7 @@
+export { finishDocTimestamp, prepareDocTimestamp, type PreparedDocTimestamp } from './doc-timestamp';
+export { addDss, signatureContentsAt, vriKey, type ValidationData, type VriEntry } from './dss';
+export { finishPades } from './finish';
+export { preparePades } from './prepare';
+export { checkPdfForSigning, type SigningCheck } from './sign-check';
+export { type PadesPrepareInput, type PreparedPades } from './types';
+export { verifyPades } from './verify';

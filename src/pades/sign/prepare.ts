@@ -1,0 +1,123 @@
+/**
+ * First half of the interrupted signing flow (pyHanko's pdf_signer model): build the incremental
+ * update with the signature field and placeholders, patch /ByteRange, digest the two pieces and
+ * hand out the DER signed attributes and their SHA-256 for the chip or the platform to sign.
+ * Pure: the signing time comes in, nothing is read from a clock, disk or network.
+ */
+import { createHash } from 'node:crypto';
+import { PDFDocument, PDFRef } from 'pdf-lib';
+import { InvalidInputError, SigningError } from '../../domain/errors';
+import { PdfReader } from '../pdf';
+import { byteRangeFor, digestByteRange, locateSignatureSlots, patchByteRange } from '../pdf';
+import { algorithmOfCertificate, buildSignedAttributes, estimateCmsSize } from '../cms';
+import { writeIncrementalUpdate, type UpdateObject } from '../pdf';
+import { inspectPdf } from '../pdf';
+import { placeSignature } from '../stamp';
+import { addSignatureField, buildSignatureDictionary, certifyCatalog, fillSignatureField, refuseCertifyingSigned } from '../pdf';
+import { addSignaturePage } from '../stamp';
+import { drawStampAppearance } from '../stamp';
+import type { PadesPrepareInput, PreparedPades } from './types';
+import type { StampSpec } from '../../domain/pades';
+
+function stampRect(stamp: StampSpec): [number, number, number, number] {
+  for (const key of ['x', 'y', 'width', 'height'] as const) {
+    if (typeof stamp[key] !== 'number' || !Number.isFinite(stamp[key])) {
+      throw new InvalidInputError(`stamp.${key} must be a finite number`);
+    }
+  }
+  return [stamp.x, stamp.y, stamp.x + stamp.width, stamp.y + stamp.height];
+}
+
+export async function preparePades(input: PadesPrepareInput): Promise<PreparedPades> {
+  const chain = input.certificateChain;
+  const signer = chain[0];
+  if (!signer) throw new SigningError('certificateChain is empty: the signer certificate must come first');
+  const algorithm = algorithmOfCertificate(signer);
+  const reader = new PdfReader(input.pdf);
+  const info = inspectPdf(reader);
+  if (input.certify) refuseCertifyingSigned(info.signatureCount);
+
+  // New objects are allocated in a scratch document's context, numbered from the input's /Size,
+  // so the stamp module can register its font, image and form there (it never saves anything).
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const context = doc.context;
+  // Some writers list objects at or above /Size; numbering past every listed one avoids a clash.
+  let highest = reader.xref.size - 1;
+  for (const num of reader.xref.entries.keys()) if (num > highest) highest = num;
+  context.largestObjectNumber = Math.max(context.largestObjectNumber, highest);
+  const firstNew = context.largestObjectNumber + 1;
+
+  // An empty signature field of the form takes the signature (and the stamp, at its size and
+  // place); otherwise a new field goes where the design says, moved to free space when the
+  // design's box would cover the page's content (stamp-placement.ts).
+  const placement = placeSignature(reader, info.catalog, input.stamp ?? null, info.docMdpPermission, input.placement ?? null);
+  const empty = placement.kind === 'field' ? placement.field : null;
+  let rect: [number, number, number, number] = [0, 0, 0, 0];
+  let appearanceRef: PDFRef;
+  let stamp = input.stamp ?? null;
+  const position = placement.kind === 'page' ? placement.stamp : null;
+  if (empty && stamp) {
+    const [x1, y1, x2, y2] = empty.rect;
+    stamp = { ...stamp, x: x1, y: y1, width: x2 - x1, height: y2 - y1 };
+  } else if (position && stamp) {
+    const { x1, y1, x2, y2 } = position.rect;
+    stamp = { ...stamp, x: x1, y: y1, width: x2 - x1, height: y2 - y1 };
+  }
+  let page = placement.kind === 'page' ? placement.page : null;
+  const pageRewrites: UpdateObject[] = [];
+  if (position?.kind === 'new_page') {
+    const added = addSignaturePage({ reader, context, catalog: info.catalog, mediaBox: position.mediaBox, cropBox: position.cropBox, rotate: position.rotate });
+    page = added.page;
+    pageRewrites.push(...added.rewrites);
+  }
+  if (stamp) {
+    rect = stampRect(stamp);
+    appearanceRef = await drawStampAppearance(doc, stamp);
+  } else {
+    // An invisible signature still gets an appearance: an empty form with BBox [0 0 0 0]
+    // (PDF/A and PAdES validators expect /AP /N on every widget, ISO 32000-1 §12.5.5).
+    appearanceRef = context.register(context.formXObject([]));
+  }
+
+  const contentsHexLength = 2 * estimateCmsSize(chain, algorithm, input.reserveTimestamp === true);
+  const signatureRef = context.register(
+    buildSignatureDictionary(context, {
+      signingTime: input.signingTime,
+      reason: input.reason,
+      location: input.location,
+      signerName: input.signerName,
+      contentsHexLength,
+      certify: input.certify,
+    }),
+  );
+  const { rewrites } = empty
+    ? fillSignatureField({ reader, context, catalogRef: info.catalogRef, catalog: info.catalog, target: empty, appearanceRef, signatureRef })
+    : addSignatureField({ reader, context, catalogRef: info.catalogRef, catalog: info.catalog, page: page!, rect, appearanceRef, signatureRef });
+  if (input.certify) certifyCatalog({ reader, context, catalogRef: info.catalogRef, catalog: info.catalog, signatureRef, rewrites });
+  const created: UpdateObject[] = context
+    .enumerateIndirectObjects()
+    .filter(([ref]) => ref.objectNumber >= firstNew)
+    .map(([ref, object]) => ({ ref, object }));
+  // A signature page is new: it is written once, with the /Annots addSignatureField gave it.
+  const changed = [...pageRewrites, ...rewrites].filter((r) => r.ref.objectNumber < firstNew);
+  const update = writeIncrementalUpdate(input.pdf, reader.xref, [...changed, ...created]);
+
+  const pdf = update.bytes;
+  const sigOffset = update.offsets.get(signatureRef.objectNumber)!;
+  const slots = locateSignatureSlots(pdf, sigOffset, Math.min(pdf.length, sigOffset + contentsHexLength + 4096));
+  const byteRange = byteRangeFor(slots, pdf.length);
+  patchByteRange(pdf, slots.byteRangeOffset, byteRange);
+  const documentDigest = digestByteRange(pdf, byteRange);
+  const signedAttributes = buildSignedAttributes({ documentDigest, signerCertificate: signer });
+  return {
+    pdf,
+    contentsOffset: slots.contentsOffset,
+    contentsHexLength: slots.contentsHexLength,
+    byteRange,
+    signedAttributes,
+    digest: new Uint8Array(createHash('sha256').update(signedAttributes).digest()),
+    algorithm,
+    certificateChain: chain,
+    warnings: position?.warnings ?? [],
+  };
+}

@@ -1,0 +1,5 @@
+export { renderDesignPreview } from './design-preview';
+export { placeSignature, stampDecisionOf, type PlacedStamp, type StampDecision } from './placement';
+export { addSignaturePage } from './signature-page';
+export { decodeStampPng } from './stamp-png';
+export { drawStampAppearance } from './stamp';

@@ -1,0 +1,38 @@
+/**
+ * Reads a document's /DSS (ETSI EN 319 142-1 §5.4.2) for local validation: its certificates,
+ * OCSP responses and CRLs as DER, and the /VRI keys present. Unreadable streams are skipped, not
+ * fatal: validation reports what it could not find. A stream over the document's decoding budget
+ * is the refusal of the whole document (PdfInputError), and a stream listed again is decoded once
+ * (the reader's cache: a /DSS listing one bomb three times decoded it three times, 5.2 GB).
+ */
+import { PDFDict, PDFName, PDFRawStream } from 'pdf-lib';
+import { PdfInputError } from '../../domain/errors';
+import type { PdfReader } from '../pdf';
+
+export interface DssData {
+  certs: Uint8Array[];
+  ocsps: Uint8Array[];
+  crls: Uint8Array[];
+  vriKeys: Set<string>;
+}
+
+export function readDssData(reader: PdfReader, catalog: PDFDict): DssData {
+  const dss = reader.getDict(catalog, 'DSS');
+  const streams = (key: string): Uint8Array[] => {
+    const out: Uint8Array[] = [];
+    for (const item of (dss && reader.getArray(dss, key)?.asArray()) ?? []) {
+      const s = reader.resolve(item);
+      if (!(s instanceof PDFRawStream)) continue;
+      try {
+        out.push(reader.decodeStream(s));
+      } catch (e) {
+        if (e instanceof PdfInputError) throw e;
+        // an undecodable entry: left out, and whatever it should prove stays unproven
+      }
+    }
+    return out;
+  };
+  const vri = dss && reader.getDict(dss, 'VRI');
+  const vriKeys = new Set((vri ? [...vri.keys()] : []).map((k: PDFName) => k.decodeText().toUpperCase()));
+  return { certs: streams('Certs'), ocsps: streams('OCSPs'), crls: streams('CRLs'), vriKeys };
+}

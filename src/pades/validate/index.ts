@@ -1,0 +1,1 @@
+export { validatePdf, type SignatureReport, type ValidateOptions, type ValidationReport } from './validate';

@@ -1,0 +1,2 @@
+export { describeReport, loadTrustAnchors, notAPdfReport, verifyPdf, type WireReport } from './verify-pdf';
+export { PDF_HEADER, PREVIEW_BYTES, notAPdf, previewBytes, requirePdfHeader, startsWithAscii } from './pdf-header';
