@@ -233,9 +233,20 @@ try {
         times.ours.push(await wholeProcess(process.execPath, [ours, file, join(home, 'ours.pdf')], env));
         times.theirs.push(await wholeProcess(process.execPath, [join(ROOT, 'test/bench/whole-signpdf.mjs'), file, join(home, 'theirs.pdf'), p12]));
       }
+      // The service's peak (with its PDF workers) in one more run of our script, apart from the
+      // timed ones: sampling /proc every 20 ms takes CPU from the same two cores.
+      let peak = 0;
+      if (label === '100 MB') {
+        const sampler = sampleTreePeak(s.child.pid);
+        await wholeProcess(process.execPath, [ours, file, join(home, 'ours.pdf')], env);
+        peak = sampler.stop();
+      }
       const [o, t] = [median(times.ours), median(times.theirs)];
       const ratio = Math.round((o / t) * 100) / 100;
-      record(`ours / @signpdf, whole process, ${label}`, ratio, 'x', label === '100 MB' ? ['<=', 0.4] : '(info)', `median of ${runs}: ${ms(o)} ms / ${ms(t)} ms`);
+      // Issue 18's targets: 100 KB and 10 MB at most half of @signpdf's time, 100 MB at most 0.6 of it
+      // with the service's peak RSS at most 500 MiB.
+      record(`ours / @signpdf, whole process, ${label}`, ratio, 'x', ['<=', label === '100 MB' ? 0.6 : 0.5], `median of ${runs}: ${ms(o)} ms / ${ms(t)} ms`);
+      if (label === '100 MB') record('  service peak RSS with its PDF workers, whole process 100 MB', Math.round(peak), 'MiB', ['<=', 500], 'raw transport, as the client sends a large document');
     }
     await s.stop();
   }
