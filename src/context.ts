@@ -10,7 +10,7 @@ import { RotatingFile } from './store/rotating-file';
 import { loadTrustAnchors } from './signing/validation';
 import { embeddedConfigFile, type EmbeddedConfig } from './platform/embedded-config';
 import { EmbeddedPlatform } from './platform/embedded';
-import { notPairedError, RemotePlatform } from './platform/remote';
+import { PairingSession, type RemotePlatform } from './platform/remote';
 import { RemoteCatalog } from './platform/remote';
 import { PlatformResultHub } from './platform/remote';
 import { receivePush } from './platform/remote';
@@ -28,7 +28,7 @@ import { DocumentWork } from './workers/document-work';
 import type { ProcessEntry, WorkerEntry } from './workers/entry';
 import { threadStarter } from './workers/handles';
 import { WorkerPool } from './workers/pool';
-import type { CatalogCache, Pairing, RemotePairing } from './store/catalog-types';
+import type { CatalogCache, Pairing } from './store/catalog-types';
 import { JsonCollection } from './store/json-collection';
 import { readFileIfExistsAsync, writeFileAtomicAsync } from './store/atomic-file';
 import { DocumentStore } from './store/document-store';
@@ -61,6 +61,8 @@ export class AppContext {
   readonly wrappers: WrapperStore;
   readonly cache: JsonCollection<CatalogCache>;
   readonly pairing: JsonCollection<{ pairing: Pairing | null }>;
+  /** The pairing as the running service sees it: the active one, the remote platform's client. */
+  private readonly session: PairingSession;
   readonly embedded: JsonCollection<EmbeddedConfig>;
   readonly pool: WorkerPool<SignTask, SignTaskResult>;
   /** Every read or write of a PDF, in worker threads under per-document limits (issue 15). */
@@ -79,7 +81,6 @@ export class AppContext {
     runTask: (t, o) => this.pool.run(t, o),
     platform: { platform: () => this.currentRemote(), hub: this.platformResults },
   });
-  private platformHttp: { agentId: string; http: HttpClient } | null = null;
   private requestParts: { store: RequestStore; registry: RequestRegistry; audit: AuditLog; jobs: JobRunner } | null = null;
 
   constructor(readonly config: Config, private readonly options: ContextOptions) {
@@ -95,6 +96,7 @@ export class AppContext {
     this.wrappers = new WrapperStore(this.paths.wrappers, this.paths.lock);
     this.cache = new JsonCollection<CatalogCache>(this.paths.cache, this.paths.lock, () => ({ credentials: [], designs: [], synced_at: null }));
     this.pairing = new JsonCollection<{ pairing: Pairing | null }>(this.paths.pairing, this.paths.lock, () => ({ pairing: null }));
+    this.session = new PairingSession(this.pairing, config.net, (m) => this.log.warn(m));
     this.embedded = embeddedConfigFile(this.paths.embedded, this.paths.lock);
     this.http = new HttpClient(config.net);
     this.documents = new DocumentStore({ work: this.paths.work, results: this.paths.results });
@@ -111,17 +113,12 @@ export class AppContext {
 
   /** The active pairing, or null when unpaired or revoked by the platform. */
   currentPairing(): Pairing | null {
-    const p = this.pairing.get().pairing;
-    return p && !p.revoked ? p : null;
+    return this.session.current();
   }
 
-  /**
-   * The 409 for a machine with no active pairing, saying why: a revoked pairing names the
-   * revocation whichever call found it first (a job's poll may see the platform's 401 before
-   * the operator's sync does), so the operator is never told merely "not paired".
-   */
-  notPaired(): ReturnType<typeof notPairedError> {
-    return notPairedError(this.pairing.get().pairing?.revoked === true);
+  /** The 409 for a machine with no active pairing, saying why (platform/remote/session.ts). */
+  notPaired(): ReturnType<PairingSession['notPaired']> {
+    return this.session.notPaired();
   }
 
   platform(): CatalogSource | null {
@@ -130,32 +127,12 @@ export class AppContext {
     if (p.platform === 'embedded') return new EmbeddedPlatform(this.embedded, (s) => this.chips.get(s));
     // engine "chip" credentials of a remote tenant live on this machine's chip, when one is set up.
     const chip = existsSync(this.paths.embedded) ? { open: () => this.chips.get(this.embedded.get().chip), settings: this.embedded.get().chip } : null;
-    return new RemoteCatalog(this.remotePlatform(p), chip);
+    return new RemoteCatalog(this.session.remote(p), chip);
   }
 
   /** The remote platform of the current pairing, or null (unpaired, embedded, revoked). */
   currentRemote(): RemotePlatform | null {
-    const p = this.currentPairing();
-    return p?.platform === 'remote' ? this.remotePlatform(p) : null;
-  }
-
-  private remotePlatform(p: RemotePairing): RemotePlatform {
-    // One client (and its connections) per pairing; a new `init` is picked up on the next call.
-    if (this.platformHttp?.agentId !== p.agent_id) {
-      void this.platformHttp?.http.close().catch(() => undefined);
-      this.platformHttp = { agentId: p.agent_id, http: new HttpClient(this.config.net, p.platform_ca_pem) };
-    }
-    return new RemotePlatform({ url: p.platform_url, agentSecret: p.agent_secret, http: this.platformHttp.http, onRevoked: () => this.markRevoked(p.agent_id) });
-  }
-
-  /** PLATFORM.md: a platform 401 means the pairing was revoked: unpaired until `init` again. */
-  private markRevoked(agentId: string): void {
-    this.pairing.update((d) => {
-      if (d.pairing?.platform === 'remote' && d.pairing.agent_id === agentId && !d.pairing.revoked) {
-        d.pairing.revoked = true;
-        this.log.warn('the platform revoked this machine\'s pairing (HTTP 401): paired is now false; pair again with `localsign init --platform URL --code CODE`');
-      }
-    });
+    return this.session.currentRemote();
   }
 
   sync(): Promise<CatalogCache> {
@@ -250,7 +227,7 @@ export class AppContext {
     }
     await this.chips.close();
     await this.http.close();
-    await this.platformHttp?.http.close();
+    await this.session.close();
     await this.pool.close();
     await this.documentWork.close();
   }

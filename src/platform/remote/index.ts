@@ -1,6 +1,7 @@
 export { RemoteCatalog } from './catalog';
-export { notPairedError, PairingRevokedError, RemotePlatform } from './client';
+export { RemotePlatform } from './client';
 export { pairRemote, readPlatformCa } from './pairing';
 export { receivePush } from './receive-push';
 export { PlatformResultHub } from './results';
 export { signEvmOnPlatform, signPadesOnPlatform, type PlatformSigningDeps } from './signer';
+export { PairingSession } from './session';
