@@ -3,9 +3,9 @@
 // /health; POST to the result in the client's hands; clients that long-poll or poll as the spec
 // says). Never part of `npm test`. Prints one line per figure against its target, with the
 // machine and the inputs, and writes the same to bench-results.json. Rows: startup pades evm
-// idle results large compare engine evm-crypto stamp der ltv (all when none is named).
+// idle results heap large compare engine evm-crypto stamp der ltv (all when none is named).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -181,6 +181,35 @@ try {
   }
   api.close();
   await svc.stop();
+
+  if (want('heap')) {
+    // What the service holds after load, apart from what its process keeps: a fresh service, 64
+    // clients signing EVM hashes, 32 s idle, then its RSS and a heap snapshot's size (V8 writes one
+    // on SIGUSR2 with --heapsnapshot-signal): live objects against memory freed and not given back.
+    const snapDir = mkdtempSync(join(tmpdir(), 'localsign-heap-'));
+    const s = await startService([process.execPath, '--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapDir}`, ...BUNDLE.slice(1)], home);
+    const c = client(s.url, creds);
+    const load = await sustain(64, SECONDS, async () => {
+      const { request_id } = await c.post('/v1/blockchain/sign', { tx_hash: hash(), credential_key: evm, chain_id: 1 });
+      const r = await longPoll(c, request_id);
+      if (r.status !== 'DONE') throw new Error(JSON.stringify(r));
+    });
+    await sleep(32_000);
+    const rss = memoryMiB(s.child.pid).rss;
+    s.child.kill('SIGUSR2');
+    let size = 0;
+    for (const end = Date.now() + 30_000; Date.now() < end; await sleep(250)) {
+      const files = readdirSync(snapDir);
+      const now = files.length > 0 ? statSync(join(snapDir, files[0])).size : 0;
+      if (now > 0 && now === size) break;
+      size = now;
+    }
+    c.close();
+    await s.stop();
+    rmSync(snapDir, { recursive: true, force: true });
+    record('service RSS 32 s after EVM load (64 clients)', Math.round(rss), 'MiB', '(info)', `${load.done} signatures in ${SECONDS} s`);
+    record('  its live JavaScript heap then (heap snapshot size)', Math.round(size / MiB), 'MiB', '(info: the rest is memory freed and kept by V8 or the allocator)');
+  }
 
   if (want('large')) {
     const big = await pdfOfSize(100 * MiB);
