@@ -137,7 +137,7 @@ export class AppContext {
 
   sync(): Promise<CatalogCache> {
     // An explicit sync is the operator saying the chip PIN is fixed: one more login is allowed
-    // (signing/chip-provider.ts stops logging in after the token refused the PIN).
+    // (chip/provider.ts stops logging in after the token refused the PIN).
     this.chips.forgetPinRejection();
     const source = this.platform();
     if (!source) return Promise.reject(this.notPaired());

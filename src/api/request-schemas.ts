@@ -13,7 +13,7 @@ import { assertKnownFields, DISPLAY_TEXT_PATTERN, FIELD_MAX_CHARS, optionalDispl
 export type JsonSchema = Record<string, unknown>;
 
 export type FieldKind =
-  /** A document in base64: presence only here; the tolerance rules decode it (pades/base64-repair.ts). */
+  /** A document in base64: presence only here; the tolerance rules decode it (api/base64-repair.ts). */
   | 'document'
   /** Text of at most FIELD_MAX_CHARS characters; `nonEmpty`: "" is refused (it would name nothing). */
   | 'text'

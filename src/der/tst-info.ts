@@ -1,7 +1,7 @@
 /**
  * The one reader of an RFC 3161 TSTInfo (§2.4.2), the eContent of a timestamp token: for the
- * check of a token a TSA just sent (pades/timestamp.ts) and for validation of any token a PDF
- * carries (pades/cms-check.ts). Throws DerError on a structure it cannot read.
+ * check of a token a TSA just sent (pades/cms/timestamp.ts) and for validation of any token a PDF
+ * carries (pades/cms/cms-check.ts). Throws DerError on a structure it cannot read.
  *
  * TSTInfo ::= SEQUENCE { version, policy, messageImprint, serialNumber, genTime GeneralizedTime,
  *   accuracy Accuracy OPTIONAL, ordering BOOLEAN DEFAULT FALSE, nonce INTEGER OPTIONAL,

@@ -12,7 +12,7 @@ import type { JsonCollection } from '../store/json-collection';
 import { checkDesign, checkDesignImage } from './design-check';
 import type { EmbeddedConfig } from './embedded-config';
 
-/** Placeholders the service fills from the request itself (signing/pades-job.ts). */
+/** Placeholders the service fills from the request itself (signing/kinds/pades.ts). */
 export const BUILT_IN_VARIABLES = ['signer_name', 'reason', 'location', 'date'] as const;
 const TOP_LEVEL = ['design_key', 'name', 'variables', 'stamp'];
 

@@ -70,7 +70,7 @@ export interface AcceptedCatalog {
   /** The request's own chip PIN (`chip_pin`), in memory only: zeroed once its signature is over. */
   chipPin?: Uint8Array;
   /**
-   * PAdES: where the check before the 202 put the stamp (pades/placement.ts StampDecision), in
+   * PAdES: where the check before the 202 put the stamp (pades/stamp/placement.ts StampDecision), in
    * memory only: prepare does not walk the page's content again (issue 18).
    */
   placement?: StampDecision | null;

@@ -47,7 +47,7 @@ export function runSignTask(task: SignTask): SignTaskResult {
     case 'evm-recover':
       return checkerFor(task.publicKey).recover(task.digest, task.r, task.s);
     case 'secp256k1-sign-recover': {
-      // The same steps as signDigest + evm-job's recovery, in one worker round trip.
+      // The same steps as signDigest + the EVM kind's recovery, in one worker round trip.
       const { r, s } = normaliseLowS(signDigestSecp256k1(task.secretKey, task.digest));
       return { r, s, yParity: checkerFor(task.publicKey).recover(task.digest, r, s) };
     }

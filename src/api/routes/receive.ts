@@ -5,7 +5,7 @@ import { readBodyBytes } from '../middleware/read-body';
 /** Pushes are small JSON documents; anything larger is not one. */
 const MAX_PUSH_BYTES = 1024 * 1024;
 
-/** POST /receive (PLATFORM.md push): the route reads the raw body and headers; signing/receive-push.ts decides. */
+/** POST /receive (PLATFORM.md push): the route reads the raw body and headers; platform/remote/receive-push.ts decides. */
 export function postReceive(ctx: AppContext) {
   return async (c: Context) => {
     const raw = await readBodyBytes(c, MAX_PUSH_BYTES);

@@ -69,7 +69,7 @@ class Pkcs11Chip implements Chip {
   /**
    * The token refused the stored PIN: every later call fails with this at once, without
    * C_Login, so calls queued behind it do not each spend one of the token's few wrong tries. Only
-   * a new chip logs in again (signing/chip-provider.ts opens one when the operator acts).
+   * a new chip logs in again (chip/provider.ts opens one when the operator acts).
    */
   #pinRejected: Error | null = null;
   /**

@@ -95,7 +95,7 @@ const SESSION_LOST = new Set([0xb0, 0xb3, 0x30, 0x32, 0xe0, 0x190, 0x101, 0x82, 
 /**
  * Codes by which the token refuses the user PIN itself (v2.40 §5.6 C_Login). A token counts wrong
  * tries and locks the PIN after a few (smart cards 3, HSMs up to 10), so after one of these the
- * same PIN must not be presented again until the operator acts (see signing/chip-provider.ts).
+ * same PIN must not be presented again until the operator acts (see chip/provider.ts).
  */
 const PIN_REJECTED = new Set([0xa0, 0xa1, 0xa2, 0xa3, 0xa4]);
 

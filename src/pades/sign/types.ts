@@ -1,5 +1,5 @@
 /**
- * The PAdES engine's contract with the rest of the service (signing/pades-job.ts calls it).
+ * The PAdES engine's contract with the rest of the service (signing/kinds/pades.ts calls it).
  * Two steps with state between them (the digest may go to a platform that answers minutes later):
  *   preparePades(input) -> PreparedPades (persisted per request) -> signature value -> finishPades().
  * Everything here is pure byte work: no fs, no clock (signingTime is passed in), no network.

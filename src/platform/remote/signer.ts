@@ -1,6 +1,6 @@
 /**
  * Signing with `engine: "platform"` credentials (PLATFORM.md "Remote signing"): the digest goes to
- * the platform, the answer comes back by push or poll (platform-results.ts), and nothing the
+ * the platform, the answer comes back by push or poll (results.ts), and nothing the
  * platform sends is trusted: a PAdES signature value must verify with the credential's
  * certificate, a blockchain signature must recover to the credential's address, before the
  * request can be DONE.

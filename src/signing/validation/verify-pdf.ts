@@ -1,7 +1,7 @@
 /**
  * The local validation service behind `POST /v1/pades/verify` and `localsign verify` (issue 12):
  * the trust anchors the operator configured (`--trust FILE`, PEM), the engine's validator
- * (pades/validate.ts, run in a PDF worker) and the report's wire shape (CONTRACT: `{valid, signatures: [{valid, …}]}`
+ * (pades/validate/validate.ts, run in a PDF worker) and the report's wire shape (CONTRACT: `{valid, signatures: [{valid, …}]}`
  * in file order, and the document's own `problems`). A report, never a signature: nothing is
  * stored and nothing leaves the machine.
  */
@@ -99,7 +99,7 @@ const ONLINE_FETCHES_PER_DOCUMENT = 32;
  * all: document-tasks.ts); one over the per-document time or memory limit, or an engine limit, is a
  * 422 naming it.
  * With `online` (asked for, never the default), certificates the document holds no revocation
- * data for are asked about over the network (signing/revocation-client.ts), one fetch at a time
+ * data for are asked about over the network (signing/online/revocation-client.ts), one fetch at a time
  * and at most ONLINE_FETCHES_PER_DOCUMENT per document (a document names the URLs: it must not
  * make the service fetch hundreds at once), and the answers are judged beside the embedded ones;
  * a fetch that fails is named in the report.

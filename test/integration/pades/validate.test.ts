@@ -1,5 +1,5 @@
 /**
- * Local validation (pades/validate.ts through `localsign verify`) against pdfsig: on every PDF of
+ * Local validation (pades/validate/validate.ts through `localsign verify`) against pdfsig: on every PDF of
  * the corpus, as found and signed by the engine, each signature's digest verdict is pdfsig's;
  * a changed byte is caught by both. Certification (DocMDP P=1/2/3): what each permission allows
  * after it (DSS, a signature, an annotation, a content change), with pdfsig's view of the same files.

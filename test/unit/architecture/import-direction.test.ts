@@ -39,7 +39,7 @@ const PEERS: Record<string, string[]> = {
   // The embedded platform's catalogue is the chip's keys; EVM credentials carry an address; an
   // operator's design is checked against the stamp's placeholder rules (embedded-designs.ts).
   platform: ['chip', 'evm', 'pki', 'pades'],
-  // Local validation (pades/validate.ts) checks chains, OCSP and CRLs with pki/; pki never imports pades.
+  // Local validation (pades/validate/validate.ts) checks chains, OCSP and CRLs with pki/; pki never imports pades.
   pades: ['pki'],
 };
 /** Pure byte work (STYLE §3.4): no fs, clock, network or framework. */

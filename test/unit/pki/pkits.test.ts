@@ -23,7 +23,7 @@ const CASES = JSON.parse(readFileSync(join(DIR, 'cases.json'), 'utf8')) as Pkits
 /** Inside every PKITS certificate's validity (2010-01-01 to 2030-12-31) but those that 4.2 makes wrong on purpose. */
 const AT = new Date('2021-01-01T00:00:00Z');
 
-const REVOCATION = 'needs revocation checking (CRLs): buildPath judges the path; the status comes from pki/crl.ts and pades/revocation-status.ts';
+const REVOCATION = 'needs revocation checking (CRLs): buildPath judges the path; the status comes from pki/crl.ts and pades/validate/revocation-status.ts';
 const DSA = 'DSA signatures are not supported (as in Chromium); the refusal is checked by name below';
 /** Every case of the sections that is not run, with why. */
 const SKIPPED: Record<string, string> = {

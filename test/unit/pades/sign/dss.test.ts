@@ -1,5 +1,5 @@
 /**
- * pades/dss.ts on its own: the update appends (input a byte-exact prefix), qpdf reads it, a second
+ * pades/sign/dss.ts on its own: the update appends (input a byte-exact prefix), qpdf reads it, a second
  * DSS update extends the first (each certificate stored once, both VRI entries kept), and the VRI
  * key is the upper-case SHA-1 of the /Contents string (ETSI EN 319 142-1 §5.4.2.2).
  */

@@ -1,5 +1,5 @@
 /**
- * The change analysis (pades/modifications.ts) on hand-written revisions: a first revision that
+ * The change analysis (pades/validate/modifications.ts) on hand-written revisions: a first revision that
  * stands for a signed one (a signed field, a text field, a page drawing a font and a form XObject,
  * metadata, a structure tree, a name tree, /Info), and each update a real tool or an attacker
  * writes after it, with the class it gets (issue 17): none; dss_and_timestamps; signing_and_forms;
