@@ -183,16 +183,16 @@ async function acceptPadesRequest(deps: AcceptDeps, input: PadesSignInput, calle
     wrapperKey: caller.key,
     params: {
       engine: credential.engine,
-      design_key: design ? design.design_key : null,
+      designKey: design ? design.design_key : null,
       variables: input.variables,
       reason: input.reason,
       location: input.location,
-      signer_name: input.signerName,
+      signerName: input.signerName,
       // Only an asked-for level is kept: a request without one follows the service's default when it
       // runs (a request accepted with a TSA and resumed without one is still signed, at B-B).
       level: input.level,
       certify: input.certify,
-      ...(input.chipPin ? { pin_from_request: true as const } : {}),
+      ...(input.chipPin ? { pinFromRequest: true as const } : {}),
     },
   });
   handOver();
@@ -209,7 +209,7 @@ export function acceptEvm(deps: AcceptDeps, input: EvmSignInput, caller: Wrapper
       kind: 'blockchain',
       credentialKey: credential.credential_key,
       wrapperKey: caller.key,
-      params: { engine: credential.engine, tx_hash: Buffer.from(input.digest).toString('hex'), chain_id: input.chainId, ...(input.chipPin ? { pin_from_request: true as const } : {}) },
+      params: { engine: credential.engine, txHash: Buffer.from(input.digest).toString('hex'), chainId: input.chainId, ...(input.chipPin ? { pinFromRequest: true as const } : {}) },
     });
     // Signing overlaps the fsync of the PENDING record; the 202 waits for it (nothing lost).
     handOver();

@@ -10,7 +10,7 @@ import type { JobRun } from './job-types';
  */
 export function chipPinOf(entry: RequestEntry, run: JobRun): Uint8Array | undefined {
   const pin = run.accepted?.chipPin;
-  if (entry.params.pin_from_request && !pin) {
+  if (entry.params.pinFromRequest && !pin) {
     throw new SigningError('the PIN is not kept across a restart (chip_pin is held in memory only); send the request again with chip_pin');
   }
   return pin;

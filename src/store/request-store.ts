@@ -5,25 +5,27 @@ import type { EngineName } from '../domain/signing';
 export type RequestStatus = 'PENDING' | 'DONE' | 'ERROR';
 export type RequestKind = 'pades' | 'blockchain';
 
-/** Who signs: the machine's chip, or the remote platform (PLATFORM.md), fixed at accept time. */
-
 /**
  * The request brought its own chip PIN (`chip_pin`, issue 16). Only this mark is journaled: the
  * PIN is held in memory for the one signature, so a request resumed after a restart has none and
  * ends ERROR instead of signing without it.
  */
 export interface ChipPinMark {
-  pin_from_request?: true;
+  pinFromRequest?: true;
 }
 
-/** What a PAdES request needs to run or resume (never the PDF: the document store keeps it). */
+/**
+ * What a PAdES request needs to run or resume (never the PDF: the document store keeps it), in
+ * the service's words; the journal keeps the wire's names (StoredParams, converted below: issue
+ * 18, one case change at each edge). `engine`: who signs, fixed at accept time.
+ */
 export interface PadesParams extends ChipPinMark {
   engine: EngineName;
-  design_key: string | null;
+  designKey: string | null;
   variables: Record<string, string>;
   reason: string | null;
   location: string | null;
-  signer_name: string | null;
+  signerName: string | null;
   /** The PAdES level the request asked for (issue 12); null or absent: the service's default when it runs. */
   level?: PadesLevel | null;
   /** DocMDP permission of a certification signature; absent or null: an approval signature. */
@@ -34,8 +36,31 @@ export interface PadesParams extends ChipPinMark {
 export interface EvmParams extends ChipPinMark {
   engine: EngineName;
   /** 64 lowercase hex digits, no 0x. */
-  tx_hash: string;
-  chain_id: number | null;
+  txHash: string;
+  chainId: number | null;
+}
+
+/** The params' names in the journal (as every journal before issue 18 wrote them). */
+const STORED_NAMES = { pinFromRequest: 'pin_from_request', designKey: 'design_key', signerName: 'signer_name', txHash: 'tx_hash', chainId: 'chain_id' } as const;
+
+function renamed(params: Record<string, unknown>, names: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(params)) out[names[k] ?? k] = v;
+  return out;
+}
+const FROM_STORED: Record<string, string> = Object.fromEntries(Object.entries(STORED_NAMES).map(([a, b]) => [b, a]));
+
+/** An entry as the journal writes it: its params under their stored names. */
+function toStored(e: RequestEntry): unknown {
+  return { ...e, params: renamed(e.params as unknown as Record<string, unknown>, STORED_NAMES) };
+}
+
+/** An entry read from the journal, its params in the service's words. */
+function fromStored(e: RequestEntry): RequestEntry {
+  const params = renamed(e.params as unknown as Record<string, unknown>, FROM_STORED) as unknown as RequestEntry['params'];
+  // Journals from before the remote platform carry no engine: they were all chip requests.
+  params.engine ??= 'chip';
+  return { ...e, params } as RequestEntry;
 }
 
 /** A signing request as persisted. Small: document bytes live in the document store. */
@@ -89,7 +114,7 @@ export class RequestStore {
   private compacting: Promise<void> | null = null;
 
   constructor(private readonly journalPath: string) {
-    for (const rec of AppendJournal.readAll<JournalRecord>(journalPath)) this.apply(rec);
+    for (const rec of AppendJournal.readAll<JournalRecord>(journalPath)) this.apply(rec.t === 'c' ? { t: 'c', e: fromStored(rec.e) } : rec);
     this.journal = new AppendJournal(journalPath);
   }
 
@@ -100,7 +125,7 @@ export class RequestStore {
   async compact(): Promise<void> {
     if (this.compacting) return this.compacting;
     this.compacting = this.journal
-      .rewrite(() => this.live().map((e) => ({ t: 'c', e })))
+      .rewrite(() => this.live().map((e) => ({ t: 'c', e: toStored(e) })))
       .finally(() => (this.compacting = null));
     return this.compacting;
   }
@@ -112,8 +137,6 @@ export class RequestStore {
   private apply(rec: JournalRecord): void {
     switch (rec.t) {
       case 'c':
-        // Journals from before the remote platform carry no engine: they were all chip requests.
-        rec.e.params.engine ??= 'chip';
         if (!this.byId.has(rec.e.request_id)) {
           this.byId.set(rec.e.request_id, rec.e);
           this.order.push(rec.e);
@@ -168,7 +191,7 @@ export class RequestStore {
 
   /** Durable first, then visible: a status a caller has read survives a crash. */
   private async record(rec: JournalRecord): Promise<void> {
-    await this.journal.append(rec);
+    await this.journal.append(rec.t === 'c' ? { t: 'c', e: toStored(rec.e) } : rec);
     this.apply(rec);
     if (this.journal.lineCount > 3 * this.byId.size + 2048) void this.compact();
   }

@@ -15,8 +15,8 @@ export const runEvmJob: Job<'blockchain'> = async (entry, deps, run) => {
   if (!credential || credential.type !== 'evm' || !credential.address) {
     throw new SigningError(`credential ${entry.credential_key} is no longer an EVM credential in the cache`);
   }
-  const txHash = entry.params.tx_hash;
-  const chainId = entry.params.chain_id;
+  const txHash = entry.params.txHash;
+  const chainId = entry.params.chainId;
   const { r, s, yParity } = await run.engine.sign(
     {
       form: 'evm',
@@ -41,6 +41,6 @@ export const evmKind: SignatureKind<'blockchain'> = {
   run: runEvmJob,
   holdsDocument: false,
   // The hash to sign is the request itself: every record of it names the hash.
-  auditDigest: (entry) => entry.params.tx_hash,
+  auditDigest: (entry) => entry.params.txHash,
   digestOut: async () => true,
 };

@@ -61,11 +61,11 @@ async function prepare(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: Jo
   const p = entry.params;
   const signingTime = deps.now();
   let stamp: StampSpec | null = null;
-  if (p.design_key) {
-    const design = run.accepted?.design ?? deps.findDesign(p.design_key);
-    if (!design) throw new SigningError(`design ${p.design_key} is no longer in the cache`);
+  if (p.designKey) {
+    const design = run.accepted?.design ?? deps.findDesign(p.designKey);
+    if (!design) throw new SigningError(`design ${p.designKey} is no longer in the cache`);
     stamp = resolveStamp(design, {
-      signer_name: p.signer_name ?? undefined,
+      signer_name: p.signerName ?? undefined,
       reason: p.reason ?? undefined,
       location: p.location ?? undefined,
       ...p.variables,
@@ -78,7 +78,7 @@ async function prepare(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: Jo
     signingTime,
     reason: p.reason,
     location: p.location,
-    signerName: p.signer_name,
+    signerName: p.signerName,
     stamp,
     reserveTimestamp: levelOf(entry, deps) !== 'B-B',
     certify: p.certify ?? null,

@@ -37,7 +37,7 @@ describe('recoverPending: one more try, not an endless loop', () => {
   });
 
   const create = (kind: 'pades' | 'blockchain') =>
-    registry.create({ credentialKey: 'cred', wrapperKey: 'wrp_x', ...(kind === 'pades' ? { kind, params: { engine: 'chip', design_key: null, variables: {}, reason: null, location: null, signer_name: null } } : { kind, params: { engine: 'chip', tx_hash: 'ab'.repeat(32), chain_id: null } }) } as NewRequest);
+    registry.create({ credentialKey: 'cred', wrapperKey: 'wrp_x', ...(kind === 'pades' ? { kind, params: { engine: 'chip', designKey: null, variables: {}, reason: null, location: null, signer_name: null } } : { kind, params: { engine: 'chip', txHash: 'ab'.repeat(32), chainId: null } }) } as NewRequest);
 
   const recover = async (workFiles: Set<string>) => {
     const resumed: string[] = [];

@@ -35,7 +35,7 @@ describe('RequestRegistry: audit before DONE', () => {
   const registryWith = (audit: Pick<AuditLog, 'append' | 'close'>) =>
     new RequestRegistry(store, audit as AuditLog, errors, createLogger({ stderr: silent, file: null }), () => new Date('2026-11-22T10:00:00.000Z'));
   const newEntry = (registry: RequestRegistry) =>
-    registry.create({ kind: 'blockchain', credentialKey: 'cred', wrapperKey: 'wrp_x', params: { engine: 'chip', tx_hash: 'ab'.repeat(32), chain_id: null } });
+    registry.create({ kind: 'blockchain', credentialKey: 'cred', wrapperKey: 'wrp_x', params: { engine: 'chip', txHash: 'ab'.repeat(32), chainId: null } });
 
   it('stays PENDING while its audit line is not yet written, DONE after', async () => {
     let release!: () => void;

@@ -6,7 +6,7 @@ import { makeTmpHome } from '../../helpers/tmp-home';
 
 const at = (minutes: number) => new Date(Date.UTC(2026, 10, 22, 10, minutes)).toISOString();
 const entry = (id: string, created: string, status: RequestEntry['status'] = 'DONE'): RequestEntry => ({
-  request_id: id, kind: 'blockchain', status, credential_key: 'c', wrapper_key: 'w', created_at: created, completed_at: null, params: { engine: 'chip', tx_hash: 'ab'.repeat(32), chain_id: null },
+  request_id: id, kind: 'blockchain', status, credential_key: 'c', wrapper_key: 'w', created_at: created, completed_at: null, params: { engine: 'chip', txHash: 'ab'.repeat(32), chainId: null },
 });
 
 describe('applyRetention (CONTRACT: 7 days or 10,000 results, whichever is less)', () => {

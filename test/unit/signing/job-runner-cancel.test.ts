@@ -74,7 +74,7 @@ describe('JobRunner cancellation (issue 18)', () => {
 
   /** A PAdES request created `laterMs` after T0 (its own timeout counts from then). */
   const create = async (laterMs = 0) => {
-    const e = await registry.create({ kind: 'pades', credentialKey: 'cred-pades', wrapperKey: 'wrp_test', params: { engine: 'chip', design_key: null, variables: {}, reason: null, location: null, signer_name: null } });
+    const e = await registry.create({ kind: 'pades', credentialKey: 'cred-pades', wrapperKey: 'wrp_test', params: { engine: 'chip', designKey: null, variables: {}, reason: null, location: null, signerName: null } });
     e.created_at = new Date(T0 + laterMs).toISOString();
     return e;
   };

@@ -80,7 +80,7 @@ describe('JobRunner request timeout', () => {
   const realChip: Chip = { ...neverChip, signDigest: async (_k, d) => runSignTask({ op: 'secp256k1-sign', secretKey: SECRET, digest: d }) as Uint8Array };
 
   const create = (createdAgoMs: number) =>
-    registry.create({ kind: 'blockchain', credentialKey: CREDENTIAL.credential_key, wrapperKey: 'wrp_test', params: { engine: 'chip', tx_hash: TX, chain_id: null } }).then((e) => {
+    registry.create({ kind: 'blockchain', credentialKey: CREDENTIAL.credential_key, wrapperKey: 'wrp_test', params: { engine: 'chip', txHash: TX, chainId: null } }).then((e) => {
       // As if created earlier (a resumed request): the entry carries its own creation time.
       e.created_at = new Date(T0 - createdAgoMs).toISOString();
       return e;
@@ -218,7 +218,7 @@ describe('JobRunner and the remote platform', () => {
       http: new HttpClient({ httpProxy: null, httpsProxy: null, noProxy: null }),
     }, 60_000);
     try {
-      const { entry, durable } = registry.begin({ kind: 'blockchain', credentialKey: credential.credential_key, wrapperKey: 'wrp_test', params: { engine: 'platform', tx_hash: TX, chain_id: null } });
+      const { entry, durable } = registry.begin({ kind: 'blockchain', credentialKey: credential.credential_key, wrapperKey: 'wrp_test', params: { engine: 'platform', txHash: TX, chainId: null } });
       let release!: () => void;
       const created = new Promise<void>((resolve) => (release = resolve)).then(() => durable).then(() => void events.push('durable'));
       runner.start(entry, created);

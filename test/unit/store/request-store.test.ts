@@ -12,7 +12,7 @@ const entry = (id: string, created: string): RequestEntry => ({
   wrapper_key: 'wrp_x',
   created_at: created,
   completed_at: null,
-  params: { engine: 'chip', tx_hash: 'ab'.repeat(32), chain_id: null },
+  params: { engine: 'chip', txHash: 'ab'.repeat(32), chainId: null },
 });
 
 describe('RequestStore', () => {
@@ -35,6 +35,33 @@ describe('RequestStore', () => {
     expect(b.get('req_1')).toMatchObject({ status: 'DONE', completed_at: '2026-11-22T10:00:02.000Z', result: { v: 27 } });
     expect(b.get('req_2')).toMatchObject({ status: 'ERROR', error: 'boom', error_id: 'err_1' });
     await b.close();
+  });
+
+  it('journals params under their stored names and reads them back in the service\'s words (issue 18)', async () => {
+    const a = new RequestStore(journal);
+    const pades: RequestEntry = {
+      ...entry('req_p', '2026-11-22T10:00:00.000Z'),
+      kind: 'pades',
+      params: { engine: 'platform', designKey: 'd1', variables: { k: 'v' }, reason: null, location: null, signerName: 'Zoë', level: 'B-T', certify: null, pinFromRequest: true },
+    };
+    await a.create(pades);
+    await a.create(entry('req_e', '2026-11-22T10:00:01.000Z'));
+    await a.close();
+    const lines = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { e: { params: Record<string, unknown> } });
+    expect(lines[0]!.e.params).toEqual({ engine: 'platform', design_key: 'd1', variables: { k: 'v' }, reason: null, location: null, signer_name: 'Zoë', level: 'B-T', certify: null, pin_from_request: true });
+    expect(lines[1]!.e.params).toEqual({ engine: 'chip', tx_hash: 'ab'.repeat(32), chain_id: null });
+    // A journal from before the remote platform: no engine, a chip request.
+    appendFileSync(journal, JSON.stringify({ t: 'c', e: { ...entry('req_old', '2026-11-22T10:00:02.000Z'), params: { tx_hash: 'cd'.repeat(32), chain_id: 1 } } }) + '\n');
+    const b = new RequestStore(journal);
+    expect(b.get('req_p')!.params).toEqual(pades.params);
+    expect(b.get('req_e')!.params).toEqual({ engine: 'chip', txHash: 'ab'.repeat(32), chainId: null });
+    expect(b.get('req_old')!.params).toEqual({ engine: 'chip', txHash: 'cd'.repeat(32), chainId: 1 });
+    await b.compact();
+    await b.close();
+    const c = new RequestStore(journal);
+    expect(c.get('req_p')!.params).toEqual(pades.params);
+    expect(readFileSync(journal, 'utf8')).not.toMatch(/designKey|txHash|pinFromRequest/);
+    await c.close();
   });
 
   it('keeps the first final transition (a late timeout cannot overwrite DONE)', async () => {

@@ -72,7 +72,7 @@ const entry = (id: string): RequestEntry => ({
   wrapper_key: 'wrp_x',
   created_at: '2026-11-22T10:00:00.000Z',
   completed_at: null,
-  params: { engine: 'chip', tx_hash: 'ab'.repeat(32), chain_id: null },
+  params: { engine: 'chip', txHash: 'ab'.repeat(32), chainId: null },
 });
 
 describe('renames under Windows rules', () => {
