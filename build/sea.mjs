@@ -5,8 +5,8 @@
 // inject with postject; then, for Windows, the version resource (resedit), shawl.exe beside the
 // exe (the service host), and Authenticode when a certificate is supplied (build/windows-exe.mjs).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, copyFileSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { NODE_VERSION, nodeRuntime, step, toolPackage } from './tools.mjs';
 import { signExe, signingMaterial, stampVersionInfo } from './windows-exe.mjs';
 
@@ -36,6 +36,12 @@ if (targets.includes('win')) outputs.push({ from: nodeRuntime(cache, 'node-win-x
 const signing = signingMaterial();
 for (const o of outputs) {
   say(`injecting into ${o.to}`);
+  // Made beside its target and renamed into place once whole: a test (or a user) starting the
+  // executable while it is rebuilt runs the old one or the new one, never a plain Node runtime
+  // that postject has not injected yet (a clean-clone CI run once started it so: "Cannot find
+  // module .../serve").
+  const final = o.to;
+  o.to = join(dirname(final), `.${basename(final)}.${process.pid}`);
   copyFileSync(o.from, o.to);
   chmodSync(o.to, 0o755);
   execFileSync(process.execPath, [postject, o.to, 'NODE_SEA_BLOB', 'dist/sea-prep.blob', '--sentinel-fuse', SENTINEL], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -49,6 +55,8 @@ for (const o of outputs) {
       signExe(join('dist', 'shawl.exe'), signing, { name: 'localsign service host (shawl)' });
     }
   }
+  renameSync(o.to, final);
+  o.to = final;
 }
 rmSync('dist/sea-prep.blob', { force: true });
 say(`done: ${outputs.map((o) => o.to).join(', ')}${signing ? ' (signed)' : ''}`);
