@@ -16,7 +16,9 @@ import { client, cpuSeconds, longPoll, percentile, plainPoll, sleep, startServic
 const ROOT = resolve(new URL('.', import.meta.url).pathname, '../..');
 // BENCH_PROFILE=DIR: every service process writes a V8 CPU profile there (node --cpu-prof).
 const PROFILE = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
-const BUNDLE = [process.execPath, ...PROFILE, join(ROOT, 'dist/localsign.cjs')];
+// BENCH_BUNDLE=FILE: the service rows run another build (an older commit's, built in a worktree),
+// for a comparison run with the same harness.
+const BUNDLE = [process.execPath, ...PROFILE, resolve(process.env.BENCH_BUNDLE ?? join(ROOT, 'dist/localsign.cjs'))];
 const SEA = [join(ROOT, 'dist/localsign')];
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const only = process.argv.slice(2);
