@@ -5,6 +5,7 @@ import type { Pkcs11ChipOptions } from './pkcs11';
 import { createSoftChip } from './soft-chip';
 import type { Chip, SignOptions } from './types';
 import type { ChipPinSource, ChipSettings, SoftSignTask, SoftSignTaskResult } from './types';
+import { osErrorInWords } from '../domain/os-errors';
 
 type Pkcs11Settings = Extract<ChipSettings, { kind: 'pkcs11' }>;
 
@@ -210,7 +211,7 @@ function readPin(settings: ChipPinSource, readVar: (name: string) => string | un
     try {
       return readFileSync(settings.pin_file, 'utf8').replace(/\r?\n$/, '');
     } catch (error) {
-      throw new ChipError(`cannot read the chip PIN file ${settings.pin_file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+      throw new ChipError(`cannot read the chip PIN file ${settings.pin_file}: ${osErrorInWords(error)}`);
     }
   }
   throw new ChipError('no chip PIN source configured; run init with --chip-pin-env or --chip-pin-file');

@@ -76,6 +76,46 @@ function checkLevel(tokens: string[], args: ArgsDef, command: string, stopAtPosi
   return -1;
 }
 
+/**
+ * Each argument the command declares `required` is given (its help shows it as `<NAME>` and
+ * "(required)", help.ts). Checked here, before citty, so the line names the command and its help
+ * the way an unknown flag's does, and exits 2.
+ */
+function checkRequired(tokens: string[], args: ArgsDef, command: string): void {
+  const end = tokens.indexOf('--');
+  const given = end < 0 ? tokens : tokens.slice(0, end);
+  const after = end < 0 ? [] : tokens.slice(end + 1);
+  let positionals = [...positionalTokens(given, args), ...after].length;
+  for (const [key, def] of Object.entries(args)) {
+    if (def.required !== true || def.default !== undefined) continue;
+    const help = def.description ? `: ${def.description.replace(/[.]$/, '')}` : '';
+    if (def.type === 'positional') {
+      if (positionals > 0) positionals -= 1;
+      else throw new UsageError(`missing <${key.toUpperCase()}> for ${command}${help} (see \`localsign ${command} --help\`)`);
+      continue;
+    }
+    const spellings = [`--${key}`, ...aliasesOf(def).map((a) => (a.length === 1 ? `-${a}` : `--${a}`))];
+    const present = given.some((t) => spellings.some((s) => t === s || t.startsWith(`${s}=`)));
+    if (!present) throw new UsageError(`missing ${spellings.reverse().join('/')} for ${command}${help} (see \`localsign ${command} --help\`)`);
+  }
+}
+
+/** The tokens that are positionals: not flags, and not the value a string flag takes. */
+function positionalTokens(tokens: string[], args: ArgsDef): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; i += 1) {
+    const t = tokens[i]!;
+    if (!t.startsWith('-') || t === '-') {
+      out.push(t);
+      continue;
+    }
+    const name = (t.startsWith('--') ? t.slice(2) : t.slice(1)).split('=')[0]!;
+    const def = findDef(args, name);
+    if (def && (def.type === 'string' || def.type === 'enum') && !t.includes('=')) i += 1;
+  }
+  return out;
+}
+
 /** The command `rawArgs` names (walking subcommands) after checking every flag on the way. */
 export async function checkCommandLine(root: CommandDef, rawArgs: string[]): Promise<void> {
   let cmd = root;
@@ -87,7 +127,7 @@ export async function checkCommandLine(root: CommandDef, rawArgs: string[]): Pro
     const hasSubs = Object.keys(subCommands).length > 0;
     const name = path.join(' ') || 'localsign';
     const at = checkLevel(tokens, args, name, hasSubs);
-    if (!hasSubs) return;
+    if (!hasSubs) return checkRequired(tokens, args, name);
     if (at < 0) return; // citty answers "No command specified" or runs the default
     const sub = tokens[at]!;
     const next = subCommands[sub];
@@ -98,16 +138,16 @@ export async function checkCommandLine(root: CommandDef, rawArgs: string[]): Pro
   }
 }
 
-/** The command and its parent that `--help` describes: the names in `rawArgs`, flags skipped. */
-export async function commandForHelp(root: CommandDef, rawArgs: string[]): Promise<[CommandDef, CommandDef | undefined]> {
+/** The command that `--help` describes and its path from `localsign`: the names in `rawArgs`, flags skipped. */
+export async function commandForHelp(root: CommandDef, rawArgs: string[]): Promise<[CommandDef, string[]]> {
   let cmd = root;
-  let parent: CommandDef | undefined;
+  const path = ['localsign'];
   for (const token of rawArgs.filter((a) => !a.startsWith('-'))) {
     const subCommands = (await resolve(cmd.subCommands as Resolvable<Record<string, Resolvable<CommandDef>>>)) ?? {};
     const next = subCommands[token];
     if (!next) break;
-    parent = cmd;
+    path.push(token);
     cmd = (await resolve(next))!;
   }
-  return [cmd, parent];
+  return [cmd, path];
 }

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { writeFileAtomic } from '../store/atomic-file';
 import { CommandError, EXIT_FAILURE } from './output';
+import { osErrorInWords } from '../domain/os-errors';
 
 /**
  * Writes a file the operator named (`-o`, `--out`) atomically: temp file beside it, fsync,
@@ -13,7 +14,7 @@ export function writeOutputFile(path: string, data: string | Uint8Array, mode = 
   try {
     writeFileAtomic(path, data, mode);
   } catch (e) {
-    throw new CommandError(`cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT_FAILURE);
+    throw new CommandError(`cannot write ${path}: ${osErrorInWords(e)}`, EXIT_FAILURE);
   }
 }
 

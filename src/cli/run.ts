@@ -1,8 +1,9 @@
-import { renderUsage, runCommand } from 'citty';
+import { runCommand } from 'citty';
 import { readEnv } from '../config/env';
 import { COMMIT } from '../config/version';
 import { checkCommandLine, commandForHelp } from './args-check';
 import { mainCommand } from './command-tree';
+import { helpWidth, renderHelp } from './help';
 import { failLine, paint } from './output';
 
 /**
@@ -13,9 +14,9 @@ import { failLine, paint } from './output';
 export async function runCli(rawArgs: string[]): Promise<void> {
   try {
     if (rawArgs.length === 0 || rawArgs.includes('--help') || rawArgs.includes('-h')) {
-      const [cmd, parent] = await commandForHelp(mainCommand, rawArgs);
-      // citty colours its usage whenever NO_COLOR is unset; colour only a terminal (issue 11).
-      process.stdout.write(paint(await renderUsage(cmd, parent), process.stdout, readEnv().noColor) + '\n');
+      const [cmd, path] = await commandForHelp(mainCommand, rawArgs);
+      // Colour (bold headings) only on a terminal without NO_COLOR (issue 11); wrapped to its width (issue 19).
+      process.stdout.write(paint(await renderHelp(cmd, path, helpWidth(process.stdout)), process.stdout, readEnv().noColor) + '\n');
       return;
     }
     if (rawArgs.length === 1 && (rawArgs[0] === '--version' || rawArgs[0] === '-v')) {

@@ -4,6 +4,7 @@ import { readEnv } from '../config/env';
 import { UsageError } from './output';
 import { resolveServiceAddress } from './service-address';
 import { commonArgs, configFromArgs } from './settings';
+import { osErrorInWords } from '../domain/os-errors';
 
 /**
  * Flags of the commands that call the running service over HTTP (`sign`, `results`, `errors`,
@@ -33,7 +34,7 @@ export function serviceClient(args: Record<string, unknown>, rawArgs: string[]):
     try {
       secret = readFileSync(String(args['secret-file']), 'utf8').trim();
     } catch (e) {
-      throw new UsageError(`cannot read --secret-file ${String(args['secret-file'])}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new UsageError(`cannot read --secret-file ${String(args['secret-file'])}: ${osErrorInWords(e)}`);
     }
   }
   secret ??= env.apiKey?.secret ?? undefined;

@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { ConfigurationError } from '../domain/errors';
+import { osErrorInWords } from '../domain/os-errors';
 
 /**
  * Fleet enrolment (issue 9): an installer run with a platform and a pairing code pairs the machine
@@ -60,7 +61,7 @@ export function readEnrolment(file: string): Enrolment {
     if (error instanceof ConfigurationError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     // Linux and macOS answer ELOOP to O_NOFOLLOW on a link; FreeBSD EMLINK (open(2)).
-    throw cannot(code === 'ELOOP' || code === 'EMLINK' ? link : (code ?? String(error)));
+    throw cannot(code === 'ELOOP' || code === 'EMLINK' ? link : osErrorInWords(error));
   }
   let text: string;
   try {
@@ -68,7 +69,7 @@ export function readEnrolment(file: string): Enrolment {
     text = readFileSync(fd, 'utf8');
   } catch (error) {
     if (error instanceof ConfigurationError) throw error;
-    throw cannot((error as NodeJS.ErrnoException).code ?? String(error));
+    throw cannot(osErrorInWords(error));
   } finally {
     closeSync(fd);
   }

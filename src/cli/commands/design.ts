@@ -14,6 +14,7 @@ import type { CachedDesign } from '../../store/catalog-types';
 import { printData, repeatedFlag, UsageError } from '../output';
 import { assertOutputFolder, writeOutputFile } from '../output-file';
 import { commonArgs, openExistingContext } from '../settings';
+import { osErrorInWords } from '../../domain/os-errors';
 
 /**
  * `design:list|add|remove|preview`: the stamp designs of the embedded platform, kept in
@@ -66,7 +67,7 @@ function readDesignFile(path: string): CachedDesign {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new InvalidInputError(`${path}: ${code ? `cannot read it (${code})` : `not JSON (${(e as Error).message})`}`);
+    throw new InvalidInputError(`${path}: ${code ? `cannot read it: ${osErrorInWords(e)}` : `not JSON (${(e as Error).message})`}`);
   }
   if (raw && typeof raw === 'object' && !Array.isArray(raw) && 'logo' in raw) {
     const { logo, ...rest } = raw as Record<string, unknown>;
@@ -76,7 +77,7 @@ function readDesignFile(path: string): CachedDesign {
     try {
       png = readFileSync(logoPath);
     } catch (e) {
-      throw new InvalidInputError(`${path}: logo ${logoPath} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      throw new InvalidInputError(`${path}: logo ${logoPath} cannot be read: ${osErrorInWords(e)}`);
     }
     const stamp = rest.stamp && typeof rest.stamp === 'object' ? (rest.stamp as Record<string, unknown>) : {};
     raw = { ...rest, stamp: { ...stamp, image_png_base64: png.toString('base64') } };
@@ -96,12 +97,11 @@ export const designAddCommand = defineCommand({
   meta: { name: 'design:add', description: 'Add a stamp design from a JSON file (name, variables, stamp {page, x, y, width, height, lines}, optional "logo": a PNG file)' },
   args: {
     ...commonArgs,
-    file: { type: 'positional', description: 'The design, as JSON', required: false },
+    file: { type: 'positional', description: 'The design, as JSON', required: true },
     default: { type: 'boolean', description: 'Make it the default design of the pades credentials' },
     replace: { type: 'boolean', description: 'Replace the design with the same design_key' },
   },
   async run({ args, rawArgs }) {
-    if (!args.file) throw new UsageError('design:add needs a JSON file: localsign design:add design.json');
     const design = readDesignFile(String(args.file));
     const ctx = embeddedContext(args, rawArgs);
     try {
@@ -120,11 +120,10 @@ export const designRemoveCommand = defineCommand({
   meta: { name: 'design:remove', description: 'Remove a stamp design of the embedded platform' },
   args: {
     ...commonArgs,
-    key: { type: 'positional', description: 'Its design_key', required: false },
+    key: { type: 'positional', description: 'Its design_key', required: true },
     force: { type: 'boolean', description: 'Remove it even when it is the default design' },
   },
   async run({ args, rawArgs }) {
-    if (!args.key) throw new UsageError('design:remove needs the design_key (design:list shows them)');
     const ctx = embeddedContext(args, rawArgs);
     try {
       const removed = removeDesign(ctx.embedded, String(args.key), { force: Boolean(args.force) });
@@ -154,13 +153,11 @@ export const designPreviewCommand = defineCommand({
   meta: { name: 'design:preview', description: 'Draw a design on a blank page: a PNG (with poppler\'s pdftoppm) or a PDF' },
   args: {
     ...commonArgs,
-    key: { type: 'positional', description: 'Its design_key', required: false },
-    out: { type: 'string', alias: 'o', description: 'preview.png, or preview.pdf (a .png becomes a .pdf beside it when pdftoppm is not installed)' },
+    key: { type: 'positional', description: 'Its design_key', required: true },
+    out: { type: 'string', alias: 'o', description: 'preview.png, or preview.pdf (a .png becomes a .pdf beside it when pdftoppm is not installed)', required: true },
     var: { type: 'string', description: 'A value to show, name=value (repeatable; default: each variable as <name>)' },
   },
   async run({ args, rawArgs }) {
-    if (!args.key) throw new UsageError('design:preview needs the design_key: localsign design:preview KEY -o preview.png');
-    if (!args.out) throw new UsageError('design:preview needs -o preview.png (or preview.pdf)');
     const out = String(args.out);
     assertOutputFolder(out);
     const values: Record<string, string> = {};

@@ -9,13 +9,12 @@ export const reportCommand = defineCommand({
   meta: { name: 'report', description: "Show a request's recorded errors, confirm, then send them to the platform as an incident (embedded platform: write them to --out FILE)" },
   args: {
     ...commonArgs,
-    request_id: { type: 'positional', description: 'The req_… id of the request, or the err_… id of one error (a 422 has no request)', required: false },
+    request_id: { type: 'positional', description: 'The req_… id of the request, or the err_… id of one error (a 422 has no request)', required: true },
     yes: { type: 'boolean', description: 'Proceed without asking' },
     out: { type: 'string', description: 'File to write the incident bundle to (embedded platform)' },
   },
   async run({ args, rawArgs }) {
-    const id = args.request_id as string | undefined;
-    if (!id) throw new UsageError('report needs a request id (req_…) or an error id (err_…)');
+    const id = String(args.request_id);
     const ctx = openExistingContext(args, rawArgs);
     try {
       const records = ctx.errors.readRecords();

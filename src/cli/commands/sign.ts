@@ -5,6 +5,7 @@ import { CommandError, EXIT_FAILURE, EXIT_SIGNING_FAILED, EXIT_TIMEOUT, printDat
 import { assertOutputFolder, writeOutputFile } from '../output-file';
 import { startProgress } from '../progress';
 import { serviceArgs, serviceClient } from '../service-client';
+import { osErrorInWords } from '../../domain/os-errors';
 
 /**
  * `localsign sign pdf|hash`: signing for people and shell scripts, through the running service
@@ -61,9 +62,9 @@ export const signPdfCommand = defineCommand({
   args: {
     ...serviceArgs,
     ...waitArgs,
-    input: { type: 'positional', description: 'The PDF to sign', required: false },
-    out: { type: 'string', alias: 'o', description: 'Where to write the signed PDF (written atomically; "-" for stdout)' },
-    credential: { type: 'string', description: 'credential_key of a pades credential (`localsign credentials`)' },
+    input: { type: 'positional', description: 'The PDF to sign', required: true },
+    out: { type: 'string', alias: 'o', description: 'Where to write the signed PDF (written atomically; "-" for stdout)', required: true },
+    credential: { type: 'string', description: 'credential_key of a pades credential (`localsign credentials`)', required: true },
     design: { type: 'string', description: "design_key of the stamp (default: the credential's default design)" },
     var: { type: 'string', description: 'A design variable, name=value (repeatable)' },
     reason: { type: 'string', description: 'Reason for signing (/Reason, and the stamp variable of that name)' },
@@ -71,9 +72,6 @@ export const signPdfCommand = defineCommand({
     'signer-name': { type: 'string', description: 'Name of the signer (/Name)' },
   },
   async run({ args, rawArgs }) {
-    if (!args.input) throw new UsageError('sign pdf needs the PDF to sign: localsign sign pdf IN.pdf -o OUT.pdf --credential KEY');
-    if (!args.out) throw new UsageError('sign pdf needs -o OUT.pdf (or -o - for stdout)');
-    if (!args.credential) throw new UsageError('sign pdf needs --credential KEY (a pades credential_key; `localsign credentials` lists them)');
     const variables = parseVariables(rawArgs);
     const timeoutMs = parseTimeout(args.timeout);
     const input = String(args.input);
@@ -81,7 +79,7 @@ export const signPdfCommand = defineCommand({
     try {
       pdf = readFileSync(input);
     } catch (e) {
-      throw new CommandError(`cannot read ${input}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT_FAILURE);
+      throw new CommandError(`cannot read ${input}: ${osErrorInWords(e)}`, EXIT_FAILURE);
     }
     if (String(args.out) !== '-') assertOutputFolder(String(args.out));
     const client = serviceClient(args, rawArgs);
@@ -112,13 +110,11 @@ export const signHashCommand = defineCommand({
   args: {
     ...serviceArgs,
     ...waitArgs,
-    hash: { type: 'positional', description: 'The 32-byte hash: 64 hex digits, with or without 0x', required: false },
-    credential: { type: 'string', description: 'credential_key of an evm credential (`localsign credentials`)' },
+    hash: { type: 'positional', description: 'The 32-byte hash: 64 hex digits, with or without 0x', required: true },
+    credential: { type: 'string', description: 'credential_key of an evm credential (`localsign credentials`)', required: true },
     'chain-id': { type: 'string', description: 'EIP-155 chain id: v = chain_id * 2 + 35 + y_parity (default: none, v = 27 + y_parity)' },
   },
   async run({ args, rawArgs }) {
-    if (!args.hash) throw new UsageError('sign hash needs the hash: localsign sign hash 0x… --credential KEY');
-    if (!args.credential) throw new UsageError('sign hash needs --credential KEY (an evm credential_key; `localsign credentials` lists them)');
     const chain = args['chain-id'];
     if (chain !== undefined && !/^[0-9]{1,16}$/.test(String(chain))) throw new UsageError(`--chain-id must be a positive integer, got "${String(chain).slice(0, 20)}"`);
     const timeoutMs = parseTimeout(args.timeout);

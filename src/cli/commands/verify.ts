@@ -12,6 +12,7 @@ import { describeReport, loadTrustAnchors, notAPdfReport, verifyPdf, type WireRe
 import { DocumentWork } from '../../workers/document-work';
 import { resolvePdfProcessEntry } from '../../workers/entry';
 import { EXIT_FAILURE, printData } from '../output';
+import { osErrorInWords } from '../../domain/os-errors';
 
 /**
  * `localsign verify FILE.pdf [--json] [--trust FILE] [--online]` (issue 12): the same report as
@@ -47,7 +48,7 @@ export const verifyCommand = defineCommand({
     try {
       pdf = new Uint8Array(readFileSync(String(args.file)));
     } catch (e) {
-      throw new InvalidInputError(`cannot read ${String(args.file)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new InvalidInputError(`cannot read ${String(args.file)}: ${osErrorInWords(e)}`);
     }
     try {
       requirePdfHeader(pdf, String(args.file));

@@ -1,7 +1,7 @@
 import { defineCommand } from 'citty';
 import { LocalsignError } from '../../domain/errors';
 import { commonArgs, openContext, openExistingContext } from '../settings';
-import { printData, repeatedFlag, UsageError } from '../output';
+import { printData, repeatedFlag } from '../output';
 
 export const wrapperCreateCommand = defineCommand({
   meta: { name: 'wrapper:create', description: 'Create application credentials (the secret is printed once)' },
@@ -53,9 +53,8 @@ export const wrapperListCommand = defineCommand({
 
 export const wrapperRevokeCommand = defineCommand({
   meta: { name: 'wrapper:revoke', description: 'Revoke an application key: the running service refuses it on the next request' },
-  args: { ...commonArgs, key: { type: 'positional', description: 'The wrp_… key', required: false } },
+  args: { ...commonArgs, key: { type: 'positional', description: 'The wrp_… key', required: true } },
   async run({ args, rawArgs }) {
-    if (!args.key) throw new UsageError('wrapper:revoke needs the wrp_… key to revoke');
     const ctx = openExistingContext(args, rawArgs);
     try {
       const key = String(args.key);

@@ -5,6 +5,7 @@ import { LocalsignError } from '../../domain/errors';
 import { HttpClient, type NetSettings } from '../../net/http-client';
 import type { RemotePairing } from '../../store/catalog-types';
 import { checkPlatformUrl, pairWithPlatform, type MachineInfo } from './client';
+import { osErrorInWords } from '../../domain/os-errors';
 
 /** What the platform's console shows for this machine (PLATFORM.md `machine`). */
 export function machineInfo(): MachineInfo {
@@ -20,7 +21,7 @@ export function readPlatformCa(file: string): string {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new LocalsignError('invalid', `cannot read --platform-ca ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, { type: 'validation' });
+    throw new LocalsignError('invalid', `cannot read --platform-ca ${file}: ${osErrorInWords(error)}`, { type: 'validation' });
   }
   const certs = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
   if (!certs) throw new LocalsignError('invalid', `--platform-ca ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`, { type: 'validation' });

@@ -10,6 +10,7 @@ import { ConfigurationError } from '../../domain/errors';
 import type { DocumentWork } from '../../workers/document-work';
 import type { SignatureReport, ValidationReport } from '../../pades/validate';
 import { collectValidationData, type RevocationSources } from '../online';
+import { osErrorInWords } from '../../domain/os-errors';
 
 const PEM_CERT = /-----BEGIN CERTIFICATE-----([\s\S]+?)-----END CERTIFICATE-----/g;
 
@@ -20,7 +21,7 @@ export function loadTrustAnchors(path: string | null): Uint8Array[] {
   try {
     data = readFileSync(path);
   } catch (e) {
-    throw new ConfigurationError(`cannot read the trust anchors file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
+    throw new ConfigurationError(`cannot read the trust anchors file ${path}: ${osErrorInWords(e)}`, { cause: e });
   }
   if (data[0] === 0x30) return [new Uint8Array(data)];
   const certs = [...data.toString('latin1').matchAll(PEM_CERT)].map((m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')));

@@ -64,7 +64,7 @@ describe('help and usage', () => {
   });
 
   it('report without a request id is a usage error (exit 2), one line', () => {
-    expect(expectOneLineFailure(runCli(['report'], { home: tmp.home }), 2)).toBe('report needs a request id (req_…) or an error id (err_…)');
+    expect(expectOneLineFailure(runCli(['report'], { home: tmp.home }), 2)).toBe('missing <REQUEST_ID> for report: The req_… id of the request, or the err_… id of one error (a 422 has no request) (see `localsign report --help`)');
   });
 });
 
@@ -174,14 +174,14 @@ describe('init --embedded, wrappers, sync, status (service down)', () => {
     expect(credentialsOf(home).map((c) => c.credential_key).sort()).toEqual(firstKeys);
   });
 
-  it('status --json with the service down: exit 1, reachable false, config_dir; one line on stderr', async () => {
+  it('status --json with the service down: exit 3 (as sign), reachable false, config_dir; one line on stderr', async () => {
     const port = await freePort();
     const r = runCli(['status', '--json', '--port', String(port)], { home });
     expect(parseJson(r)).toEqual({ reachable: false, url: `http://127.0.0.1:${port}/health`, config_dir: home });
-    expect(expectOneLineFailure(r)).toBe(`localsign is not reachable at http://127.0.0.1:${port}/health (config dir ${home})`);
+    expect(expectOneLineFailure(r, 3)).toBe(`localsign is not reachable at http://127.0.0.1:${port}/health (config dir ${home})`);
     const human = runCli(['status', '--port', String(port)], { home });
     expect(human.stdout).toBe('');
-    expect(expectOneLineFailure(human)).toBe(`localsign is not reachable at http://127.0.0.1:${port}/health (config dir ${home})`);
+    expect(expectOneLineFailure(human, 3)).toBe(`localsign is not reachable at http://127.0.0.1:${port}/health (config dir ${home})`);
   });
 
   it('report for a request with no recorded errors exits 1, one line, no file', () => {

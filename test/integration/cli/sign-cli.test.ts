@@ -89,7 +89,7 @@ describe('CLI signing through the running service', () => {
   });
 
   it('exit codes say what failed: 2 usage, 3 unreachable, 4 refused, 1 a local problem', async () => {
-    expect(expectOneLineFailure(await cli(['sign', 'pdf', join(work, 'in.pdf'), '--credential', pades]), 2)).toBe('sign pdf needs -o OUT.pdf (or -o - for stdout)');
+    expect(expectOneLineFailure(await cli(['sign', 'pdf', join(work, 'in.pdf'), '--credential', pades]), 2)).toBe('missing -o/--out for sign pdf: Where to write the signed PDF (written atomically; "-" for stdout) (see `localsign sign pdf --help`)');
     expect(expectOneLineFailure(await cli(['sign', 'hash', TX_HASH, '--credential', evm, '--chain-id', 'one']), 2)).toBe('--chain-id must be a positive integer, got "one"');
     expect(expectOneLineFailure(await cli(['sign', 'hash', TX_HASH, '--credential', evm], { LOCALSIGN_KEY: '' }), 2)).toBe(
       'no application key: set LOCALSIGN_KEY and LOCALSIGN_SECRET (from `localsign wrapper:create` or `serve --demo`), or pass --key and --secret-file',
@@ -107,7 +107,7 @@ describe('CLI signing through the running service', () => {
     const noDir = expectOneLineFailure(await cli(['sign', 'pdf', join(work, 'in.pdf'), '-o', join(work, 'missing/out.pdf'), '--credential', pades]), 1);
     expect(noDir).toBe(`cannot write ${join(work, 'missing/out.pdf')}: the folder ${join(work, 'missing')} does not exist`);
     expect(parseJson<{ results: unknown[] }>(await cli(['results', '--json'])).results.length).toBe(before);
-    expect(expectOneLineFailure(await cli(['sign', 'pdf', join(work, 'nope.pdf'), '-o', join(work, 'x.pdf'), '--credential', pades]), 1)).toBe(`cannot read ${join(work, 'nope.pdf')}: ENOENT`);
+    expect(expectOneLineFailure(await cli(['sign', 'pdf', join(work, 'nope.pdf'), '-o', join(work, 'x.pdf'), '--credential', pades]), 1)).toBe(`cannot read ${join(work, 'nope.pdf')}: no such file or folder (ENOENT)`);
     expect(existsSync(join(work, 'x.pdf'))).toBe(false);
   });
 

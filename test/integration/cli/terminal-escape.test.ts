@@ -78,6 +78,6 @@ describe('document and catalogue text on the terminal', () => {
   it('a failure line quoting a file name is escaped too', () => {
     const r = runCli(['verify', join(dir, `missing\u001b[2K\u202e.pdf`)], { home: tmp.home });
     expect(r.status).toBe(1);
-    expect(r.stderr.trim()).toBe(`cannot read ${join(dir, 'missing\\x1b[2K\\u{202e}.pdf')}: ENOENT`);
+    expect(r.stderr.trim()).toBe(`cannot read ${join(dir, 'missing\\x1b[2K\\u{202e}.pdf')}: no such file or folder (ENOENT)`);
   });
 });

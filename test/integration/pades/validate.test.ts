@@ -78,7 +78,7 @@ describe('localsign verify agrees with pdfsig on the corpus', () => {
       '',
     ].join('\n')]);
     const missing = await runCliAsync(['verify', join(dir, 'nothing.pdf')], { home: dir });
-    expect([missing.status, missing.stderr]).toEqual([1, `cannot read ${join(dir, 'nothing.pdf')}: ENOENT\n`]);
+    expect([missing.status, missing.stderr]).toEqual([1, `cannot read ${join(dir, 'nothing.pdf')}: no such file or folder (ENOENT)\n`]);
 
     const { output } = await signWithEngine(corpus[0]!.bytes, { ...pki, algorithm: 'rsa' });
     const tampered = output.slice();

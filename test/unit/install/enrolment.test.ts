@@ -24,7 +24,7 @@ describe('enrolment file', () => {
     expect(() => parseEnrolment('/e', 'PLATFORM=https://p.example\n')).toThrow('/e: CODE (the pairing code from the platform console) is missing');
     expect(() => parseEnrolment('/e', 'PLATFORM=ftp://p\nCODE=x\n')).toThrow('/e: PLATFORM must be "embedded" or the platform\'s https:// URL');
     expect(() => parseEnrolment('/e', 'TOKEN=secret-value\n')).toThrow(/^\/e line 1: expected PLATFORM=, CODE=, CALLBACK_URL= or PLATFORM_CA=$/);
-    expect(() => readEnrolment(join(dir, 'missing'))).toThrow(`cannot read the enrolment file ${join(dir, 'missing')}: ENOENT`);
+    expect(() => readEnrolment(join(dir, 'missing'))).toThrow(`cannot read the enrolment file ${join(dir, 'missing')}: no such file or folder (ENOENT)`);
   });
 
   it('reads no file through a symbolic link and nothing but a regular file (issue 15: the dir is the service user\'s)', () => {
