@@ -6,7 +6,7 @@ import { installService, serviceStatus, startInstalled, stopInstalled, uninstall
 import { currentExec, planService, type ServicePlan } from '../../install/service-plan';
 import { runCommand } from '../../install/run-command';
 import { DEFAULTS } from '../../config/config';
-import { printData, UsageError } from '../output';
+import { EXIT_FAILURE, EXIT_UNREACHABLE, printData, UsageError } from '../output';
 
 const shared = {
   user: { type: 'boolean', description: 'A service of your own (systemd --user unit, launchd LaunchAgent) instead of the system one' },
@@ -117,7 +117,7 @@ const stop = defineCommand({
 });
 
 const status = defineCommand({
-  meta: { name: 'status', description: 'Installed, running and healthy (/health answers), with the port, config dir and logs; exit 1 when not healthy' },
+  meta: { name: 'status', description: 'Installed, running and healthy (/health answers), with the port, config dir and logs; exit 3 when installed but not answering, 1 when not installed' },
   args: shared,
   async run({ args }) {
     const plan = planFrom(args);
@@ -130,7 +130,8 @@ const status = defineCommand({
         `logs: ${s.logs.join(', ')}`,
       ].join('\n'),
     );
-    if (!s.healthy) process.exitCode = 1;
+    // The same code as every command that finds the service not running (issue 19): 3.
+    if (!s.healthy) process.exitCode = s.installed ? EXIT_UNREACHABLE : EXIT_FAILURE;
   },
 });
 

@@ -3,8 +3,7 @@ import { defineCommand } from 'citty';
 import { homePaths } from '../../config/paths';
 import { escapeControls } from '../../log/escape';
 import type { CatalogCache } from '../../store/catalog-types';
-import { LocalsignError } from '../../domain/errors';
-import { failLine, printData } from '../output';
+import { CommandError, EXIT_UNREACHABLE, failLine, printData } from '../output';
 import { resolveServiceAddress } from '../service-address';
 import { configFromArgs } from '../settings';
 
@@ -26,7 +25,7 @@ function chipCredentialsOf(home: string): { credential_key: string; name: string
 }
 
 export const statusCommand = defineCommand({
-  meta: { name: 'status', description: "Ask the running service's /health (this config dir's service, wherever it listens); exit 1 when it is down" },
+  meta: { name: 'status', description: "Ask the running service's /health (this config dir's service, wherever it listens); exit 3 when it is down, as for every command that calls it" },
   args: {
     json: { type: 'boolean', description: 'Machine-readable output' },
     home: { type: 'string', description: 'Config dir' },
@@ -51,7 +50,7 @@ export const statusCommand = defineCommand({
     if (!health) {
       // CONTRACT "Command line": a failure is one line on stderr; --json still gets its object.
       if (args.json) printData(true, out, () => '');
-      process.exitCode = failLine(new LocalsignError('upstream', `localsign is not reachable at ${url} (config dir ${config.home})`));
+      process.exitCode = failLine(new CommandError(`localsign is not reachable at ${url} (config dir ${config.home})`, EXIT_UNREACHABLE));
       return;
     }
     const dir = configDir ?? `unknown (not ${config.home}, ${address.runningAt ? `whose service is at ${address.runningAt}` : 'which has no service running'})`;

@@ -51,7 +51,7 @@ describe('localsign service (systemd --user) and enrol', () => {
     expect(readFileSync(unitPath, 'utf8')).toBe(first);
 
     const down = cli(['service', 'status', '--user', '--json']);
-    expect(down.status).toBe(1);
+    expect(down.status).toBe(3); // installed, not answering: 3, as every command that finds no service
     expect(JSON.parse(down.stdout)).toMatchObject({ installed: true, running: null, healthy: false, port });
 
     unit = startUnit({ ...spec, user: null }, userHome);
@@ -85,7 +85,7 @@ describe('localsign service (systemd --user) and enrol', () => {
     const serviceFile = join(root, 'service.json');
     writeFileSync(serviceFile, JSON.stringify({ home: serviceHome, port: 18399 }));
     const status = cli(['status', '--json'], { LOCALSIGN_SERVICE_FILE: serviceFile });
-    expect(status.status).toBe(1); // nothing listens
+    expect(status.status).toBe(3); // nothing listens: 3, as `sign` says it
     expect(JSON.parse(status.stdout)).toMatchObject({ reachable: false, url: 'http://127.0.0.1:18399/health', config_dir: serviceHome });
     const init = cli(['init', '--embedded', '--json'], { LOCALSIGN_SERVICE_FILE: serviceFile });
     expect(JSON.parse(init.stdout)).toMatchObject({ paired: true, config_dir: serviceHome });
