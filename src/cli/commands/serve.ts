@@ -6,6 +6,7 @@ import { escapeControls } from '../../log/escape';
 import { ensureDemoKey } from '../demo-key';
 import { acquireInstanceLock } from '../instance-lock';
 import { removeServeFile, writeServeFile } from '../serve-file';
+import { shellExportLines } from '../shell-exports';
 import { commonArgs, openContext } from '../settings';
 
 /** No --json: serve prints log lines, not data (an unknown flag is a usage error, args-check.ts). */
@@ -36,7 +37,7 @@ export const serveArgs = {
 
 /**
  * --demo: the README's first command. Pairs with the embedded platform (software chip) when
- * unpaired, and prints the demo key with copy-paste exports, BASE included (issue 11: the
+ * unpaired, and prints the demo key with copy-paste exports in the machine's shell, BASE included (issue 11: the
  * walk-through broke on any other port). Runs once the port is bound: a busy port fails before
  * anything is created.
  */
@@ -53,10 +54,7 @@ async function prepareDemo(ctx: AppContext, url: string): Promise<void> {
     demo.created
       ? `Demo application key (new${demo.replaced ? `: ${demo.replaced} was revoked, so earlier exports no longer work` : ''}; embedded platform, software chip, demo test CA: not trusted for real use):`
       : 'Demo application key (the same as at the last start; embedded platform, software chip, demo test CA: not trusted for real use):',
-    `  export BASE=${url}`,
-    `  export LOCALSIGN_KEY=${demo.key}`,
-    `  export LOCALSIGN_SECRET=${demo.secret}`,
-    ...demoCredentialExports(ctx),
+    ...shellExportLines([['BASE', url], ['LOCALSIGN_KEY', demo.key], ['LOCALSIGN_SECRET', demo.secret], ...demoCredentialExports(ctx)]),
     'Credentials:',
     // Names from the catalogue escaped like the logs (issue 15), as `localsign credentials` shows them.
     ...ctx.cache.get().credentials.map((c) => escapeControls(`  ${c.credential_key}  ${c.type.padEnd(5)}  ${c.name}${c.address ? `  ${c.address}` : ''}`)),
@@ -65,15 +63,25 @@ async function prepareDemo(ctx: AppContext, url: string): Promise<void> {
   if (demo.replaced) ctx.log.warn(`the demo key changed: ${demo.replaced} was revoked; use the new exports above`);
 }
 
-/** Copy-paste lines for the README walk-through: the first PAdES and the first EVM credential. */
-function demoCredentialExports(ctx: AppContext): string[] {
+/** Variables for the README walk-through: the first PAdES and the first EVM credential. */
+function demoCredentialExports(ctx: AppContext): [string, string][] {
   const creds = ctx.cache.get().credentials;
   const pades = creds.find((c) => c.type === 'pades');
   const evm = creds.find((c) => c.type === 'evm');
-  return [
-    ...(pades ? [`  export LOCALSIGN_PADES_CREDENTIAL=${pades.credential_key}`] : []),
-    ...(evm ? [`  export LOCALSIGN_EVM_CREDENTIAL=${evm.credential_key}`] : []),
-  ];
+  return [...(pades ? [['LOCALSIGN_PADES_CREDENTIAL', pades.credential_key] as [string, string]] : []), ...(evm ? [['LOCALSIGN_EVM_CREDENTIAL', evm.credential_key] as [string, string]] : [])];
+}
+
+/**
+ * Unpaired and not --demo: every signing request would get 409 (issue 19: it started silently).
+ * Said before it listens, with the ways to pair; the service still starts (pairing while it runs
+ * is picked up: `init` in another terminal).
+ */
+function unpairedNotice(ctx: AppContext): void {
+  if (ctx.currentPairing()) return;
+  const home = ctx.paths.home;
+  ctx.log.warn(
+    `this config dir (${home}) is not paired: signing requests get 409 until it is. Pair it with \`localsign init --embedded\` (the local chip), \`localsign init --platform URL --code CODE\` or \`localsign enrol --file FILE\`, or start with \`localsign serve --demo\``,
+  );
 }
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -87,6 +95,7 @@ export const serveCommand = defineCommand({
     // Before anything reads or rewrites the journal: one service per config dir (instance-lock.ts).
     const lock = await acquireInstanceLock(ctx.paths.home);
     ctx.trustAnchors(); // an unreadable --trust file stops the start, not the first verification
+    if (!args.demo) unpairedNotice(ctx);
     // Listen first: a busy port fails before any demo key is created (issue 11), in one line naming
     // the port and the option to change it (issue 9).
     const service = await startService(ctx).catch((error: unknown) => {

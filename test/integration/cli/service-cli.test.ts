@@ -164,14 +164,14 @@ describe('serve refuses a config dir others can read', () => {
     }
   });
 
-  it('a port already in use (8300 is also Consul\'s): exit 1, one line naming the port and how to change it', async () => {
+  it('a port already in use: exit 1, one line naming the port asked for (not Consul\'s 8300) and how to change it', async () => {
     const busy = createServer();
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
     const port = (busy.address() as { port: number }).port;
     try {
       const r = await runCliAsync(['serve', '--port', String(port)], { home });
       expect(expectOneLineFailure(r)).toBe(
-        `port ${port} is already in use on 127.0.0.1 (another localsign, or another program: Consul also defaults to 8300); choose another with --port N or LOCALSIGN_PORT=N`,
+        `port ${port} is already in use on 127.0.0.1 (another localsign, or another program); choose another with --port N or LOCALSIGN_PORT=N`,
       );
     } finally {
       await new Promise<void>((r) => busy.close(() => r()));

@@ -11,6 +11,11 @@ describe('a listener that cannot bind', () => {
     expect((e as Error).message).toBe('port 8300 is already in use on 127.0.0.1 (another localsign, or another program: Consul also defaults to 8300); choose another with --port N or LOCALSIGN_PORT=N');
   });
 
+  it('another port: named, and Consul (whose default is 8300) is not', () => {
+    const e = describeListenError(busy, { host: '127.0.0.1', port: 18400, serviceFile: null }) as Error;
+    expect(e.message).toBe('port 18400 is already in use on 127.0.0.1 (another localsign, or another program); choose another with --port N or LOCALSIGN_PORT=N');
+  });
+
   it('the installed service: also where its port is set', () => {
     const e = describeListenError(busy, { host: '127.0.0.1', port: 8300, serviceFile: '/etc/localsign/service.json' }) as Error;
     expect(e.message).toMatch(/; choose another with --port N or LOCALSIGN_PORT=N \(the installed service: "port" in \/etc\/localsign\/service\.json\)$/);
