@@ -5,7 +5,7 @@
 //   node build/test-deps.mjs check [all|test|windows]     exit 1 with one line when a tool is missing
 //   node build/test-deps.mjs list [all|test|windows]      the packages, one a line
 // A new tool for the tests goes here, with the reason, and nowhere else.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -95,12 +95,18 @@ function install(suite) {
   const wanted = notInstalled(suite);
   if (wanted.length > 0) {
     const asRoot = process.getuid?.() === 0;
-    const run = (args) =>
-      execFileSync(asRoot ? args[0] : 'sudo', asRoot ? args.slice(1) : args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    // sudo resets the environment: the frontend goes on the command line.
+    const run = (args) => {
+      const command = [...(asRoot ? [] : ['sudo']), 'env', 'DEBIAN_FRONTEND=noninteractive', ...args];
+      const r = spawnSync(command[0], command.slice(1), { stdio: 'inherit' });
+      if (r.status !== 0) {
+        console.error(`test-deps: ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`}); its own messages are above`);
+        return false;
+      }
+      return true;
+    };
     console.log(`test-deps: apt-get install ${wanted.join(' ')}${asRoot ? '' : ' (with sudo)'}`);
-    run(['apt-get', 'update', '-qq']);
-    // sudo resets the environment: the frontend goes on apt's own command line.
-    run(['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...wanted]);
+    if (!run(['apt-get', 'update', '-qq']) || !run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...wanted])) return 1;
   }
   return check(suite);
 }
