@@ -199,7 +199,7 @@ describe.skipIf(NOT_ROOT)(`the .deb in a throwaway root (dpkg -i, the unit run a
     expect(sh('getent', ['group', 'localsign']).status).toBe(2);
   }, 60_000);
 
-  it('installed with no enrolment: one line says it is not paired and how to pair, and that way pairs it; a bad LOCALSIGN_PORT is one line and changes nothing', () => {
+  it('installed with no enrolment: one line says it is not paired and how to pair, and that way pairs it; a bad LOCALSIGN_PORT is one line and changes nothing, a good one is added to a file without one', () => {
     const r = sh('dpkg', ['-i', inRoot(deb)], { LOCALSIGN_PORT: '70000' });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.split('\n').filter((l) => l.startsWith('localsign:'))).toEqual([UNPAIRED]);
@@ -217,9 +217,13 @@ describe.skipIf(NOT_ROOT)(`the .deb in a throwaway root (dpkg -i, the unit run a
     expect(init.status, init.stderr).toBe(0);
     const uid = statSync(s.at(HOME)).uid;
     expect(statSync(s.at(join(HOME, 'pairing.json'))).uid).toBe(uid);
-    const reinstall = sh('dpkg', ['-i', inRoot(deb)]);
+    // Paired now: installed again, quiet about it. The service file without a "port" (an
+    // administrator took it out): LOCALSIGN_PORT adds one, the rest kept.
+    writeFileSync(s.at(SERVICE_FILE), JSON.stringify({ home: HOME }, null, 2) + '\n');
+    const reinstall = sh('dpkg', ['-i', inRoot(deb)], { LOCALSIGN_PORT: '8411' });
     expect(reinstall.status, reinstall.stderr).toBe(0);
     expect(reinstall.stdout).not.toContain('not paired');
+    expect(JSON.parse(readFileSync(s.at(SERVICE_FILE), 'utf8'))).toEqual({ home: HOME, port: 8411 });
 
     expect(sh('dpkg', ['-P', 'localsign']).status).toBe(0);
   }, 120_000);
