@@ -19,6 +19,9 @@ export default defineConfig({
   test: {
     include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'clients/*/test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
+    // Every tool the tests use checked first (one line and a stop when one is missing); the
+    // machine's users, groups and packages compared after the run (issue 19).
+    globalSetup: ['test/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Integration tests start real servers, SoftHSM2 tokens and child processes; two cores here.

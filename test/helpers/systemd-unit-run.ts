@@ -38,15 +38,14 @@ export interface UnitProcess {
  * systemd is not PID 1 here: run the unit's ExecStart as the unit would, as its User= (setpriv:
  * uid, gid, supplementary groups, no_new_privs as NoNewPrivileges=), its UMask= and the
  * environment systemd gives a service (PATH, HOME/USER/LOGNAME of User=, Environment=).
+ * `enter`: the words that put it in a throwaway root (scratch-root.ts), where its user exists.
  */
-export function startUnit(unit: UnitService, home: string): UnitProcess {
+export function startUnit(unit: UnitService, home: string, enter: string[] = []): UnitProcess {
   const user = unit.user ?? 'root';
   const env = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: home, USER: user, LOGNAME: user, ...unit.environment };
-  const child = spawn(
-    'setpriv',
-    ['--reuid', user, '--regid', user, '--init-groups', '--no-new-privs', '--', 'sh', '-c', `umask ${unit.umask ?? '0022'}; exec "$@"`, 'sh', ...unit.execStart],
-    { env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const command = ['setpriv', '--reuid', user, '--regid', user, '--init-groups', '--no-new-privs', '--', 'sh', '-c', `umask ${unit.umask ?? '0022'}; exec "$@"`, 'sh', ...unit.execStart];
+  const [file, ...args] = [...enter, ...command];
+  const child = spawn(file!, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
