@@ -111,6 +111,37 @@ describe('CLI signing through the running service', () => {
     expect(existsSync(join(work, 'x.pdf'))).toBe(false);
   });
 
+  it("sign pdf prints the result's warnings on stderr, and --json carries them (issue 19)", async () => {
+    const input = join(work, 'in.pdf');
+    const long = `Ana ${'García'.repeat(166)}`; // 1,000 characters: the documented maximum
+    const warning = /^warning: stamp line 1 was shortened to fit the stamp's width at 6 pt: \d+ of its 1020 characters are shown, cut with "…" \("Digitally signed by Ana GarcíaGarcía/;
+    const human = await cli(['sign', 'pdf', input, '-o', join(work, 'long.pdf'), '--credential', pades, '--signer-name', long]);
+    expect(human.status, human.stderr).toBe(0);
+    expect(human.stderr.split('\n').filter(Boolean)).toEqual([expect.stringMatching(warning)]);
+    expect(human.stdout).toMatch(/^Signed .* -> .*long\.pdf \(\d+ bytes, req_\S+\)\n$/);
+    expect((await runPdfsig(join(work, 'long.pdf'))).signatures.map((s) => s.validation)).toEqual(['Signature is Valid.']);
+
+    const json = await cli(['sign', 'pdf', input, '-o', join(work, 'long-json.pdf'), '--credential', pades, '--signer-name', long, '--json']);
+    const answer = parseJson<{ status: string; warnings: string[] }>(json);
+    expect(answer.status).toBe('DONE');
+    expect(answer.warnings).toEqual([expect.stringMatching(new RegExp(warning.source.replace('^warning: ', '^')))]);
+    expect(json.stderr.split('\n').filter(Boolean)).toEqual([`warning: ${answer.warnings[0]}`]);
+
+    // The signed PDF on stdout: the warning still reaches the user, on stderr.
+    const piped = await cli(['sign', 'pdf', input, '-o', '-', '--credential', pades, '--signer-name', long]);
+    expect(piped.stdout.startsWith('%PDF-')).toBe(true);
+    expect(piped.stderr).toMatch(warning);
+
+    const quiet = parseJson<{ warnings: string[] }>(await cli(['sign', 'pdf', input, '-o', join(work, 'short.pdf'), '--credential', pades, '--signer-name', 'Ana', '--json']));
+    expect(quiet.warnings).toEqual([]);
+  });
+
+  it('a --url without http:// is a usage error saying so, not "not reachable" (issue 19)', async () => {
+    expect(expectOneLineFailure(await cli(['credentials', '--url', '127.0.0.1:8300']), 2)).toBe(
+      '--url (or LOCALSIGN_URL): base URL must start with http:// or https:// (got "127.0.0.1:8300"; for example http://127.0.0.1:8300)',
+    );
+  });
+
   it('on a terminal, a progress line shows while it waits, then is erased', async () => {
     const tty = await runOnTty(['sign', 'hash', TX_HASH, '--credential', evm], { home, answer: '', env });
     expect(tty.status).toBe(0);
