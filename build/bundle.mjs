@@ -135,3 +135,8 @@ const mod = { exports: {} };
 new Function('module', 'exports', 'require', outputFiles[0].text)(mod, mod.exports, createRequire(import.meta.url));
 writeFileSync(`${out}/openapi.json`, JSON.stringify(mod.exports.buildOpenApiDocument(), null, 2) + '\n');
 console.log(`built ${out}/openapi.json`);
+
+// dist/localsign-client-<version>.tgz: the TypeScript client packed for `npm install` (issue 19);
+// skipped when the client has not changed since the last one.
+const { packClient } = await import('./client-pack.mjs');
+console.log(`built ${relative(process.cwd(), packClient(out))}`);

@@ -25,7 +25,11 @@ export function openApiPath(path: string): string {
 function operationObject(op: Operation): JsonSchema {
   const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
   const responses: Record<string, JsonSchema> = {
-    [String(op.success.status)]: { description: op.success.description, content: { [op.success.contentType ?? 'application/json']: { schema: op.success.schema } } },
+    [String(op.success.status)]: {
+      description: op.success.description,
+      ...(op.success.headers ? { headers: op.success.headers } : {}),
+      content: { [op.success.contentType ?? 'application/json']: { schema: op.success.schema } },
+    },
   };
   for (const code of errorStatuses(op)) {
     responses[String(code)] = {

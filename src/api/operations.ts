@@ -10,6 +10,12 @@ import { BLOCKCHAIN_SIGN_BODY, PADES_SIGN_BODY, PADES_VERIFY_BODY, type BodySpec
 import { ref } from './response-schemas';
 import { LIMIT_MAX, WAIT_MAX_SECONDS } from './validate';
 
+/**
+ * The result's `warnings` on GET /v1/results/{id}/pdf, whose body is the PDF itself: a client of
+ * that route (`localsign sign pdf`) learns of a shortened stamp line without the base64 result.
+ */
+export const WARNINGS_HEADER = 'Localsign-Warnings';
+
 /** `?wait=N`: the long poll of GET /v1/results/{id} and of its /pdf (issue 10: polling costs). */
 const WAIT_PARAMETER = {
   name: 'wait',
@@ -43,8 +49,8 @@ export interface Operation {
   /** `rawPdf`: the body may also be the PDF itself (`Content-Type: application/pdf`, CONTRACT extension). */
   body?: { spec: BodySpec; rawPdf?: boolean } | { schema: JsonSchema; description: string };
   parameters?: Parameter[];
-  /** `contentType` when the answer is not JSON (the signed PDF itself). */
-  success: { status: 200 | 202; schema: JsonSchema; description: string; contentType?: string };
+  /** `contentType` when the answer is not JSON (the signed PDF itself); `headers` it may carry. */
+  success: { status: 200 | 202; schema: JsonSchema; description: string; contentType?: string; headers?: Record<string, { description: string; schema: JsonSchema }> };
   /** Statuses its own logic answers beyond those its checks imply. */
   errors?: number[];
   /** Spec §9: the endpoints a client must check `api_version` for. */
@@ -143,7 +149,18 @@ export const OPERATIONS = [
     auth: true,
     paired: false,
     parameters: [{ name: 'request_id', in: 'path', required: true, schema: { type: 'string' } }, WAIT_PARAMETER],
-    success: { status: 200, schema: { type: 'string', format: 'binary' }, description: 'The signed PDF', contentType: 'application/pdf' },
+    success: {
+      status: 200,
+      schema: { type: 'string', format: 'binary' },
+      description: 'The signed PDF',
+      contentType: 'application/pdf',
+      headers: {
+        [WARNINGS_HEADER]: {
+          description: "The result's `warnings` (a stamp moved, a stamp line shortened), present only when there are some: a JSON array of strings, every character beyond ASCII written as a \\u escape",
+          schema: { type: 'string' },
+        },
+      },
+    },
     errors: [404],
   },
   {

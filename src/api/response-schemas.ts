@@ -40,7 +40,7 @@ export const COMPONENT_SCHEMAS = {
     request_id: str(),
     status: { const: 'DONE' },
     pdf_base64: str('The signed PDF: the input bytes are its exact prefix (incremental update)', { contentEncoding: 'base64', contentMediaType: 'application/pdf' }),
-    warnings: { type: 'array', items: { type: 'string' }, description: 'Present when something deserves a look, e.g. a stamp moved off the page\'s content to free space' },
+    warnings: { type: 'array', items: { type: 'string' }, description: 'Present when something deserves a look, e.g. a stamp moved off the page\'s content to free space, or a stamp line cut with "…" to fit at 6 pt ("stamp line 1 was shortened …")' },
   }),
   EvmResult: obj(['request_id', 'status', 'r', 's', 'v', 'y_parity', 'address', 'chain_id'], {
     request_id: str(),

@@ -39,5 +39,11 @@ export function serviceClient(args: Record<string, unknown>, rawArgs: string[]):
   }
   secret ??= env.apiKey?.secret ?? undefined;
   if (!key || !secret) throw new UsageError('no application key: set LOCALSIGN_KEY and LOCALSIGN_SECRET (from `localsign wrapper:create` or `serve --demo`), or pass --key and --secret-file');
-  return new LocalsignClient({ baseUrl: address.base, key, secret });
+  try {
+    return new LocalsignClient({ baseUrl: address.base, key, secret });
+  } catch (e) {
+    // The client refuses a URL without http(s):// at once (issue 19), in the flag's words here.
+    if (e instanceof TypeError) throw new UsageError(`--url (or LOCALSIGN_URL): ${e.message}`);
+    throw e;
+  }
 }

@@ -37,10 +37,12 @@ export async function pdftotextWords(pdf: Uint8Array): Promise<PageWords[]> {
   try {
     const file = join(dir, 'in.pdf');
     writeFileSync(file, pdf);
-    const run = await runTool('pdftotext', ['-bbox', file, '-']);
+    const run = await runTool('pdftotext', ['-bbox', '-enc', 'UTF-8', file, '-']);
     if (run.code !== 0) throw new Error(`pdftotext -bbox failed: ${run.stderr}`);
+    // runTool reads latin1 (byte for byte): the words are UTF-8, so "…" is one character again.
+    const html = Buffer.from(run.stdout, 'latin1').toString('utf8');
     const pages: PageWords[] = [];
-    for (const [n, chunk] of run.stdout.split(/<page /).slice(1).entries()) {
+    for (const [n, chunk] of html.split(/<page /).slice(1).entries()) {
       const page = doc.getPage(n);
       const crop = page.getCropBox();
       if (page.getRotation().angle % 360 !== 0) throw new Error(`page ${n + 1} is rotated: pdftotextWords does not convert rotated pages`);

@@ -33,7 +33,7 @@ export interface PadesResult {
   status: "DONE";
   /** The signed PDF: the input bytes are its exact prefix (incremental update) */
   pdf_base64: string;
-  /** Present when something deserves a look, e.g. a stamp moved off the page's content to free space */
+  /** Present when something deserves a look, e.g. a stamp moved off the page's content to free space, or a stamp line cut with "…" to fit at 6 pt ("stamp line 1 was shortened …") */
   warnings?: string[];
 }
 

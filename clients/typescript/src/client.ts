@@ -64,7 +64,7 @@ export class LocalsignClient {
   private apiVersion: Promise<Health> | null = null;
 
   constructor(private readonly options: LocalsignClientOptions = {}) {
-    this.baseUrl = (options.baseUrl ?? DEFAULT_BASE).replace(/\/+$/, '');
+    this.baseUrl = checkedBaseUrl(options.baseUrl ?? DEFAULT_BASE);
     this.doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.timeoutMs = options.timeoutMs ?? 60_000;
   }
@@ -109,8 +109,22 @@ export class LocalsignClient {
    * `wait` (seconds, at most 30) holds a PENDING request first.
    */
   async getResultPdf(requestId: string, o: { wait?: number; signal?: AbortSignal } = {}): Promise<Uint8Array> {
+    return (await this.resultPdf(requestId, o)).pdf;
+  }
+
+  /** The signed PDF and the result's `warnings`, which this route carries in a header (the body is the PDF). */
+  private async resultPdf(requestId: string, o: { wait?: number; signal?: AbortSignal }): Promise<{ pdf: Uint8Array; warnings: string[] }> {
     const query = o.wait ? `?wait=${Math.max(0, Math.floor(o.wait))}` : '';
-    return this.request<Uint8Array>('GET', `/v1/results/${encodeURIComponent(requestId)}/pdf${query}`, { signal: o.signal, binary: true, extraMs: (o.wait ?? 0) * 1000 });
+    let warnings: string[] = [];
+    const pdf = await this.request<Uint8Array>('GET', `/v1/results/${encodeURIComponent(requestId)}/pdf${query}`, {
+      signal: o.signal,
+      binary: true,
+      extraMs: (o.wait ?? 0) * 1000,
+      onHeaders: (headers) => {
+        warnings = parseWarningsHeader(headers.get(WARNINGS_HEADER));
+      },
+    });
+    return { pdf, warnings };
   }
 
   /**
@@ -118,17 +132,18 @@ export class LocalsignClient {
    * /v1/results/{id}/pdf): a large document comes back once, as bytes, never as the base64 in a
    * result. An ERROR result is returned, as `waitFor` does. A 404 from the PDF route means "not
    * DONE yet" or "no PDF": the result says which (a service without the route gives its base64).
+   * `warnings` are the result's (a stamp moved, a stamp line shortened); empty when there are none.
    */
-  async waitForPdf(requestId: string, o: WaitOptions = {}): Promise<{ request_id: string; status: 'DONE'; pdf: Uint8Array } | ErrorResult> {
+  async waitForPdf(requestId: string, o: WaitOptions = {}): Promise<{ request_id: string; status: 'DONE'; pdf: Uint8Array; warnings: string[] } | ErrorResult> {
     return this.longPoll(o, async (wait, signal) => {
       try {
-        return { request_id: requestId, status: 'DONE' as const, pdf: await this.getResultPdf(requestId, { wait, signal }) };
+        return { request_id: requestId, status: 'DONE' as const, ...(await this.resultPdf(requestId, { wait, signal })) };
       } catch (e) {
         if (!(e instanceof LocalsignApiError && e.status === 404)) throw e;
         const result = await this.getResult(requestId, { signal });
         if (result.status === 'ERROR') return result as ErrorResult;
         if (result.status === 'PENDING') return null;
-        if ('pdf_base64' in result) return { request_id: requestId, status: 'DONE' as const, pdf: fromBase64(result.pdf_base64) };
+        if ('pdf_base64' in result) return { request_id: requestId, status: 'DONE' as const, pdf: fromBase64(result.pdf_base64), warnings: result.warnings ?? [] };
         throw new LocalsignApiError(`${requestId} is not a PDF signature`, 404, e.error_id);
       }
     });
@@ -236,7 +251,7 @@ export class LocalsignClient {
   private async request<T>(
     method: 'GET' | 'POST',
     path: string,
-    o: { body?: unknown; raw?: Uint8Array; binary?: boolean; auth?: boolean; signal?: AbortSignal; extraMs?: number },
+    o: { body?: unknown; raw?: Uint8Array; binary?: boolean; auth?: boolean; signal?: AbortSignal; extraMs?: number; onHeaders?: (headers: Headers) => void },
   ): Promise<T> {
     const headers: Record<string, string> = { accept: o.binary ? 'application/pdf, application/json' : 'application/json' };
     if (o.auth !== false && this.options.key !== undefined) headers['x-wrapper-key'] = this.options.key;
@@ -255,7 +270,10 @@ export class LocalsignClient {
       const why = cause?.code ?? cause?.message ?? (e as Error).message;
       throw new LocalsignConnectionError(`localsign is not reachable at ${this.baseUrl} (${why}): is \`localsign serve\` running?`, { cause: e });
     }
-    if (o.binary && res.ok) return new Uint8Array(await res.arrayBuffer()) as T;
+    if (o.binary && res.ok) {
+      o.onHeaders?.(res.headers);
+      return new Uint8Array(await res.arrayBuffer()) as T;
+    }
     const text = await res.text();
     let json: unknown;
     try {
@@ -271,6 +289,37 @@ export class LocalsignClient {
     if (json === null) throw new LocalsignApiError(`${method} ${path.split('?')[0]} answered ${res.status} without a JSON body`, res.status, null);
     return json as T;
   }
+}
+
+/** The header GET /v1/results/{id}/pdf carries the result's `warnings` in (its body is the PDF). */
+const WARNINGS_HEADER = 'localsign-warnings';
+
+/** The header's JSON array of strings; anything else (an older or odd service) counts as none. */
+function parseWarningsHeader(value: string | null): string[] {
+  if (value === null) return [];
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return Array.isArray(parsed) ? parsed.filter((w): w is string => typeof w === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The base URL as fetch needs it: `http://` or `https://` and a host. Without a scheme fetch
+ * fails on every call and the failure read as "not reachable" (issue 19): said here, at once.
+ */
+function checkedBaseUrl(value: string): string {
+  const trimmed = String(value).trim().replace(/\/+$/, '');
+  if (!/^https?:\/\//i.test(trimmed)) {
+    throw new TypeError(`base URL must start with http:// or https:// (got "${trimmed.slice(0, 80)}"; for example http://127.0.0.1:8300)`);
+  }
+  try {
+    new URL(trimmed);
+  } catch {
+    throw new TypeError(`base URL "${trimmed.slice(0, 80)}" is not a valid URL (for example http://127.0.0.1:8300)`);
+  }
+  return trimmed;
 }
 
 /** One signal that aborts when any of them does (AbortSignal.any is Node 20.3+). */

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -165,6 +165,29 @@ describe('@localsign/client against a running service', () => {
     expect(notPdf.message).toMatch(/%PDF-/);
   });
 
+  it("waitForPdf gives the result's warnings with the PDF: a signer name too long for the stamp, in any script", async () => {
+    const input = await smallPdf('client warnings');
+    const name = `Жанна ${'Ж'.repeat(994)}`;
+    const long = await client.signPdf({ pdf: new Uint8Array(input), credential_key: pades, signer_name: name });
+    const done = await client.waitForPdf(long.request_id);
+    expect(done.status).toBe('DONE');
+    const { warnings } = done as { warnings: string[] };
+    expect(warnings).toEqual([expect.stringMatching(/^stamp line 1 was shortened to fit the stamp's width at 6 pt: \d+ of its 1020 characters are shown, cut with "…" \("Digitally signed by Жанна ЖЖЖ/)]);
+    // The PDF route carries them in a header as ASCII JSON: the same text as the JSON result's.
+    expect(warnings).toEqual((await client.getResult(long.request_id) as PadesResult).warnings);
+    const short = await client.signPdf({ pdf: new Uint8Array(input), credential_key: pades, signer_name: 'Ana' });
+    expect(await client.waitForPdf(short.request_id)).toMatchObject({ status: 'DONE', warnings: [] });
+  });
+
+  it('refuses a base URL without http:// or https:// at once, instead of "not reachable"', () => {
+    for (const baseUrl of ['127.0.0.1:8300', 'localhost:8300', 'ftp://127.0.0.1:8300', ' ']) {
+      expect(() => new LocalsignClient({ baseUrl }), baseUrl).toThrow(TypeError);
+      expect(() => new LocalsignClient({ baseUrl }), baseUrl).toThrow(/^base URL must start with http:\/\/ or https:\/\/ \(got "/);
+    }
+    expect(() => new LocalsignClient({ baseUrl: 'http://local host:8300' })).toThrow('base URL "http://local host:8300" is not a valid URL');
+    expect(new LocalsignClient({ baseUrl: 'HTTP://127.0.0.1:8300//' }).baseUrl).toBe('HTTP://127.0.0.1:8300');
+  });
+
   it('a service that is not running is a LocalsignConnectionError', async () => {
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
@@ -300,6 +323,31 @@ describe('@localsign/client as a package', () => {
       expect(e.error_id).toMatch(ERR_ID);
     } finally {
       await service.stop();
+    }
+  });
+
+  it('installs into an application from the tarball the build writes (npm install, offline) and runs there', async () => {
+    const root = resolve(__dirname, '../../..');
+    const { version } = JSON.parse(readFileSync(resolve(__dirname, '../package.json'), 'utf8')) as { version: string };
+    const tarball = join(root, 'dist', `localsign-client-${version}.tgz`);
+    expect(existsSync(tarball), 'npm run build writes it (build/client-pack.mjs)').toBe(true);
+    const app = mkdtempSync(join(tmpdir(), 'localsign-client-app-'));
+    try {
+      writeFileSync(join(app, 'package.json'), '{"name":"app","version":"1.0.0","private":true,"type":"module"}');
+      // The README's command, offline: the client has no dependencies to fetch.
+      const npm = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: app, encoding: 'utf8' });
+      expect(npm.status, npm.stdout + npm.stderr).toBe(0);
+      expect(readdirSync(join(app, 'node_modules/@localsign/client/dist'))).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'client.js']));
+      writeFileSync(join(app, 'main.js'), [
+        "import { LocalsignClient, LocalsignConnectionError } from '@localsign/client';",
+        "try { new LocalsignClient({ baseUrl: '127.0.0.1:8300' }); } catch (e) { console.log(e.message); }",
+        "const e = await new LocalsignClient({ baseUrl: 'http://127.0.0.1:9' }).health().catch((err) => err);",
+        "console.log(e instanceof LocalsignConnectionError);",
+      ].join('\n'));
+      const run = spawnSync(process.execPath, ['main.js'], { cwd: app, encoding: 'utf8' });
+      expect(run.stdout.split('\n').slice(0, 2), run.stderr).toEqual(['base URL must start with http:// or https:// (got "127.0.0.1:8300"; for example http://127.0.0.1:8300)', 'true']);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
     }
   });
 

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context';
 import { LocalsignError } from '../../domain/errors';
 import type { RequestEntry } from '../../store/request-store';
 import type { ApiEnv } from '../types';
+import { WARNINGS_HEADER } from '../operations';
 import { parseLimit, parseWait } from '../validate';
 
 /**
@@ -94,12 +95,23 @@ export function getResultPdf(ctx: AppContext) {
     if (entry.status !== 'DONE') throw new LocalsignError('not_found', `${id} has no signed PDF: it is ${entry.status}`, { type: 'not_found' });
     const file = await ctx.documents.openResult(id);
     if (!file) throw new LocalsignError('internal', 'the signed document of this request is missing from the results folder');
+    const warnings = entry.result?.warnings;
     return c.body(Readable.toWeb(file.stream) as ReadableStream, 200, {
       'content-type': 'application/pdf',
       'content-length': String(file.size),
       'content-disposition': `attachment; filename="${id}.pdf"`,
+      ...(Array.isArray(warnings) && warnings.length > 0 ? { [WARNINGS_HEADER.toLowerCase()]: asciiJson(warnings) } : {}),
     });
   };
+}
+
+/**
+ * JSON for a header value: field values are ASCII in practice (RFC 9110 §5.5: anything else is
+ * opaque data), and a warning may quote a signer's name in any script, so every character beyond
+ * ASCII (and DEL) is written as its \\u escape; JSON.parse gives the text back.
+ */
+function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 export function listResults(ctx: AppContext) {

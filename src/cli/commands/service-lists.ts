@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty';
 import { escapeControls as shown } from '../../log/escape';
 import { printData, UsageError } from '../output';
+import { checkChainArgs, printChain } from './credential-chain';
 import { serviceArgs, serviceClient } from '../service-client';
 
 /**
@@ -46,9 +47,16 @@ export const errorsCommand = defineCommand({
 
 export const credentialsCommand = defineCommand({
   meta: { name: 'credentials', description: 'The credentials this application key may use (GET /v1/credentials)' },
-  args: { ...serviceArgs },
+  args: {
+    ...serviceArgs,
+    chain: { type: 'string', description: "A credential_key: its certificate chain, signer first, root last (pades credentials)" },
+    pem: { type: 'boolean', description: "With --chain: the chain's root as PEM, the trust anchor `verify --trust` takes (stdout, or --out)" },
+    out: { type: 'string', alias: 'o', description: 'With --pem: write the root to this file (atomically) instead of stdout' },
+  },
   async run({ args, rawArgs }) {
+    const chain = checkChainArgs(args);
     const list = await serviceClient(args, rawArgs).listCredentials();
+    if (chain) return printChain(list.credentials, chain);
     printData(Boolean(args.json), list, () =>
       list.credentials.length === 0
         ? 'No credentials (is the machine paired? `localsign init`)'

@@ -15,7 +15,7 @@ import { inspectPdf } from '../pdf';
 import { placeSignature } from '../stamp';
 import { addSignatureField, buildSignatureDictionary, certifyCatalog, fillSignatureField, refuseCertifyingSigned } from '../pdf';
 import { addSignaturePage } from '../stamp';
-import { drawStampAppearance } from '../stamp';
+import { drawStamp } from '../stamp';
 import type { PadesPrepareInput, PreparedPades } from './types';
 import type { StampSpec } from '../../domain/pades';
 
@@ -70,9 +70,13 @@ export async function preparePades(input: PadesPrepareInput): Promise<PreparedPa
     page = added.page;
     pageRewrites.push(...added.rewrites);
   }
+  // The placement's warnings, then the stamp's own (a line cut to fit, issue 19).
+  const warnings = [...(position?.warnings ?? [])];
   if (stamp) {
     rect = stampRect(stamp);
-    appearanceRef = await drawStampAppearance(doc, stamp);
+    const drawn = await drawStamp(doc, stamp);
+    appearanceRef = drawn.form;
+    warnings.push(...drawn.warnings);
   } else {
     // An invisible signature still gets an appearance: an empty form with BBox [0 0 0 0]
     // (PDF/A and PAdES validators expect /AP /N on every widget, ISO 32000-1 §12.5.5).
@@ -118,6 +122,6 @@ export async function preparePades(input: PadesPrepareInput): Promise<PreparedPa
     digest: new Uint8Array(createHash('sha256').update(signedAttributes).digest()),
     algorithm,
     certificateChain: chain,
-    warnings: position?.warnings ?? [],
+    warnings,
   };
 }

@@ -2,4 +2,4 @@ export { renderDesignPreview } from './design-preview';
 export { placeSignature, stampDecisionOf, type PlacedStamp, type StampDecision } from './placement';
 export { addSignaturePage } from './signature-page';
 export { decodeStampPng } from './stamp-png';
-export { drawStampAppearance } from './stamp';
+export { drawStamp } from './stamp';

@@ -37,11 +37,33 @@ export interface PlacedLine {
   y: number;
 }
 
+/**
+ * What the layout had to give up on a line, so the result's `warnings` can say it (issue 19:
+ * stamps never fail silently). `line` counts the design's lines from 1.
+ */
+export type StampLineAdjustment =
+  /** Too wide at the readable size: cut and ended with "…"; `shown` of `total` characters kept. */
+  | { kind: 'cut'; line: number; size: number; shown: number; total: number; text: string }
+  /** The box is too low for the first line at the readable size: drawn smaller all the same. */
+  | { kind: 'below_readable'; line: number; size: number }
+  /** No room left in the box (its height, or its width beside the image). */
+  | { kind: 'left_out'; line: number };
+
 export interface StampLayout {
   border: { x: number; y: number; width: number; height: number; lineWidth: number };
   image: PlacedImage | null;
   lines: PlacedLine[];
+  adjustments: StampLineAdjustment[];
 }
+
+/**
+ * The smallest size a stamp line is shrunk to: below about 6 pt printed text stops being legible
+ * (a 1,000-character signer_name once became a hairline). Past it a line is cut instead. A design
+ * that asks for a smaller size itself gets that size, never less.
+ */
+export const MIN_READABLE_SIZE = 6;
+/** U+2026, in DejaVu Sans (glyph "ellipsis"), so the embedded subset can draw it. */
+export const ELLIPSIS = '\u2026';
 
 /** Thin border; stroked inside the box so half of it is not clipped away by /BBox. */
 export const BORDER_WIDTH = 0.75;
@@ -81,10 +103,36 @@ function placeImage(
   return { x, y: (input.height - height) / 2, width, height };
 }
 
+/** Graphemes, so a cut never splits an accent from its letter or a surrogate pair. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * The longest start of `text` that fits `room` with "…" after it (trailing blanks dropped), or
+ * null when not even "…" fits. Widths grow with the kept count, so a binary search finds it.
+ */
+function cutToWidth(text: string, size: number, room: number, font: StampFontMetrics): string | null {
+  const parts = Array.from(graphemes.segment(text), (s) => s.segment);
+  const cut = (n: number) => parts.slice(0, n).join('').trimEnd() + ELLIPSIS;
+  const fits = (n: number) => font.widthOfTextAtSize(cut(n), size) <= room;
+  if (!fits(0)) return null;
+  let lo = 0;
+  let hi = parts.length - 1;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return cut(lo);
+}
+
+const hasText = (text: string) => text.trim().length > 0;
+
 /**
  * Lines go top to bottom at their own sizes. A line wider than the room left is shrunk to fit
- * it; a line that no longer fits the height ends the text (it and every later line are dropped),
- * except the first, which is shrunk to the height so a tiny box still shows something.
+ * it, down to MIN_READABLE_SIZE; still too wide there, it is cut with "…". A line that no longer
+ * fits the height ends the text (it and every later line are left out), except the first, which
+ * is shrunk to the height so a tiny box still shows something. Each cut, each line left out and
+ * a first line below the readable size is listed in `adjustments`.
  */
 export function layoutStamp(input: StampLayoutInput, font: StampFontMetrics): StampLayout {
   const { width, height } = input;
@@ -101,20 +149,80 @@ export function layoutStamp(input: StampLayoutInput, font: StampFontMetrics): St
   const textX = image ? image.x + image.width + pad : pad;
   const textW = width - textX - pad;
   const lines: PlacedLine[] = [];
+  const adjustments: StampLineAdjustment[] = [];
+  const leaveOut = (from: number) => {
+    input.lines.forEach((line, i) => {
+      if (i >= from && hasText(line.text)) adjustments.push({ kind: 'left_out', line: i + 1 });
+    });
+  };
   const lineHeight = font.ascent + font.descent;
   let top = height - pad;
-  if (textW <= 0) return { border, image, lines };
-  for (const line of input.lines) {
+  if (textW <= 0) {
+    leaveOut(0);
+    return { border, image, lines, adjustments };
+  }
+  for (const [i, line] of input.lines.entries()) {
     let size = line.size;
-    const textWidth = font.widthOfTextAtSize(line.text, size);
-    if (textWidth > textW) size = floorSize((size * textW) / textWidth);
+    let text = line.text;
     if (lines.length === 0 && size * lineHeight > top - pad) {
       size = floorSize(Math.min(size, (top - pad) / lineHeight));
     }
+    const readable = Math.min(size, MIN_READABLE_SIZE);
+    // Blanks too wide for the box carry nothing to lose: they are drawn as nothing.
+    if (!hasText(text)) text = '';
+    const textWidth = font.widthOfTextAtSize(text, size);
+    let cut: StampLineAdjustment | null = null;
+    if (textWidth > textW) {
+      const fitted = floorSize((size * textW) / textWidth);
+      if (fitted >= readable) {
+        size = fitted;
+      } else {
+        size = readable;
+        const shortened = cutToWidth(text, size, textW, font);
+        if (shortened === null) {
+          // Not even "…" fits beside the image: this line is lost, a later smaller one may fit.
+          adjustments.push({ kind: 'left_out', line: i + 1 });
+          continue;
+        }
+        cut = { kind: 'cut', line: i + 1, size, shown: [...shortened].length - 1, total: [...text].length, text: shortened };
+        text = shortened;
+      }
+    }
     const y = top - size * font.ascent;
-    if (size <= 0 || y - size * font.descent < pad - 1e-9) break;
-    lines.push({ text: line.text, size, x: textX, y });
+    if (size <= 0 || y - size * font.descent < pad - 1e-9) {
+      leaveOut(i);
+      break;
+    }
+    if (cut) adjustments.push(cut);
+    if (size < Math.min(line.size, MIN_READABLE_SIZE) && hasText(text)) adjustments.push({ kind: 'below_readable', line: i + 1, size });
+    lines.push({ text, size, x: textX, y });
     top = y - size * font.descent - size * LINE_GAP;
   }
-  return { border, image, lines };
+  return { border, image, lines, adjustments };
+}
+
+/** Sizes as the warnings print them: 6, 4.25. */
+const pt = (size: number) => `${Number(size.toFixed(2))} pt`;
+/** A cut line quoted in its warning, itself kept short. */
+const quoted = (text: string) => JSON.stringify([...text].length > 60 ? [...text].slice(0, 59).join('') + ELLIPSIS : text);
+
+/**
+ * The result's `warnings` for what the layout gave up (CONTRACT: a stamp line shortened to fit at
+ * a readable size is named in `warnings`), one per line, each naming the design's line by number.
+ */
+export function describeAdjustments(adjustments: StampLineAdjustment[]): string[] {
+  const warnings: string[] = [];
+  const leftOut = adjustments.filter((a) => a.kind === 'left_out').map((a) => a.line);
+  for (const a of adjustments) {
+    if (a.kind === 'cut') {
+      warnings.push(`stamp line ${a.line} was shortened to fit the stamp's width at ${pt(a.size)}: ${a.shown} of its ${a.total} characters are shown, cut with "${ELLIPSIS}" (${quoted(a.text)})`);
+    } else if (a.kind === 'below_readable') {
+      warnings.push(`stamp line ${a.line} is drawn at ${pt(a.size)}, below the readable ${pt(MIN_READABLE_SIZE)}: the stamp's box is too low for it`);
+    }
+  }
+  if (leftOut.length > 0) {
+    const which = leftOut.length === 1 ? `stamp line ${leftOut[0]} was` : `stamp lines ${leftOut.slice(0, -1).join(', ')} and ${leftOut.at(-1)} were`;
+    warnings.push(`${which} left out: the stamp's box has no room for ${leftOut.length === 1 ? 'it' : 'them'}`);
+  }
+  return warnings;
 }

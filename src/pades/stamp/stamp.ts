@@ -36,7 +36,7 @@ import dejavu from '../../../assets/fonts/DejaVuSans.ttf';
 import { InvalidInputError } from '../../domain/errors';
 import { encodeWithoutTimers, SubsetCache } from './_font-subset';
 import { decodeStampPng } from './stamp-png';
-import { layoutStamp, type StampFontMetrics, type StampLayout } from './stamp-layout';
+import { describeAdjustments, layoutStamp, type StampFontMetrics, type StampLayout } from './stamp-layout';
 import type { StampSpec } from '../../domain/pades';
 
 const FONT_RESOURCE = 'F1';
@@ -209,12 +209,13 @@ function buildOperators(layout: StampLayout, font: PDFFont, background: [number,
 /**
  * Registers in `doc.context` a Form XObject of `stamp.width` x `stamp.height` points that draws
  * the optional PNG (left, aspect kept), the text lines (already filled, top to bottom, shrunk to
- * the width, dropped past the height) in embedded DejaVu Sans, and a thin border. The font is a
+ * the width down to 6 pt and cut with "…" past it, left out past the height) in embedded DejaVu
+ * Sans, and a thin border. `warnings` names each line cut, left out or drawn below 6 pt. The font is a
  * subsetted Type0/CIDFontType2 with a ToUnicode CMap (§9.7.4, §9.10.3), so any Latin, Greek or
  * Cyrillic text renders and extracts. An opaque background (white unless `stamp.background`
  * says otherwise) goes under everything. Adds no page and leaves the catalog alone.
  */
-export async function drawStampAppearance(doc: PDFDocument, stamp: StampSpec): Promise<PDFRef> {
+export async function drawStamp(doc: PDFDocument, stamp: StampSpec): Promise<{ form: PDFRef; warnings: string[] }> {
   const width = positive(stamp.width, 'stamp.width');
   const height = positive(stamp.height, 'stamp.height');
   if (!Array.isArray(stamp.lines)) throw new InvalidInputError('stamp.lines must be a list');
@@ -268,5 +269,10 @@ export async function drawStampAppearance(doc: PDFDocument, stamp: StampSpec): P
     Type: 'XObject',
     Subtype: 'Form',
   });
-  return context.register(form);
+  return { form: context.register(form), warnings: describeAdjustments(layout.adjustments) };
+}
+
+/** The appearance alone, for callers with no one to tell about a shortened line (tests, benches). */
+export async function drawStampAppearance(doc: PDFDocument, stamp: StampSpec): Promise<PDFRef> {
+  return (await drawStamp(doc, stamp)).form;
 }

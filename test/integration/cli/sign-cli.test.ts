@@ -111,6 +111,71 @@ describe('CLI signing through the running service', () => {
     expect(existsSync(join(work, 'x.pdf'))).toBe(false);
   });
 
+  it("sign pdf prints the result's warnings on stderr, and --json carries them (issue 19)", async () => {
+    const input = join(work, 'in.pdf');
+    const long = `Ana ${'García'.repeat(166)}`; // 1,000 characters: the documented maximum
+    const warning = /^warning: stamp line 1 was shortened to fit the stamp's width at 6 pt: \d+ of its 1020 characters are shown, cut with "…" \("Digitally signed by Ana GarcíaGarcía/;
+    const human = await cli(['sign', 'pdf', input, '-o', join(work, 'long.pdf'), '--credential', pades, '--signer-name', long]);
+    expect(human.status, human.stderr).toBe(0);
+    expect(human.stderr.split('\n').filter(Boolean)).toEqual([expect.stringMatching(warning)]);
+    expect(human.stdout).toMatch(/^Signed .* -> .*long\.pdf \(\d+ bytes, req_\S+\)\n$/);
+    expect((await runPdfsig(join(work, 'long.pdf'))).signatures.map((s) => s.validation)).toEqual(['Signature is Valid.']);
+
+    const json = await cli(['sign', 'pdf', input, '-o', join(work, 'long-json.pdf'), '--credential', pades, '--signer-name', long, '--json']);
+    const answer = parseJson<{ status: string; warnings: string[] }>(json);
+    expect(answer.status).toBe('DONE');
+    expect(answer.warnings).toEqual([expect.stringMatching(new RegExp(warning.source.replace('^warning: ', '^')))]);
+    expect(json.stderr.split('\n').filter(Boolean)).toEqual([`warning: ${answer.warnings[0]}`]);
+
+    // The signed PDF on stdout: the warning still reaches the user, on stderr.
+    const piped = await cli(['sign', 'pdf', input, '-o', '-', '--credential', pades, '--signer-name', long]);
+    expect(piped.stdout.startsWith('%PDF-')).toBe(true);
+    expect(piped.stderr).toMatch(warning);
+
+    const quiet = parseJson<{ warnings: string[] }>(await cli(['sign', 'pdf', input, '-o', join(work, 'short.pdf'), '--credential', pades, '--signer-name', 'Ana', '--json']));
+    expect(quiet.warnings).toEqual([]);
+  });
+
+  it('a --url without http:// is a usage error saying so, not "not reachable" (issue 19)', async () => {
+    expect(expectOneLineFailure(await cli(['credentials', '--url', '127.0.0.1:8300']), 2)).toBe(
+      '--url (or LOCALSIGN_URL): base URL must start with http:// or https:// (got "127.0.0.1:8300"; for example http://127.0.0.1:8300)',
+    );
+  });
+
+  it('credentials --chain KEY lists the chain; --pem writes its root, which verify --trust takes (issue 19)', async () => {
+    const human = await cli(['credentials', '--chain', pades]);
+    expect(human.status, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/^1\. CN=Demo Signer \(P-256\),O=localsign demo \(not trusted\) {2}\(signer\)\n2\. CN=localsign Demo Root CA,O=localsign demo \(not trusted\) {2}\(root\)\n$/);
+    const chain = parseJson<{ certificate_chain: string[] }>(await cli(['credentials', '--chain', pades, '--json'])).certificate_chain;
+    expect(chain).toHaveLength(2);
+
+    // stdout: the root alone, as PEM, the same certificate as the chain's last.
+    const pem = await cli(['credentials', '--chain', pades, '--pem']);
+    expect(pem.status, pem.stderr).toBe(0);
+    expect(pem.stderr).toBe('');
+    const body = /^-----BEGIN CERTIFICATE-----\n([A-Za-z0-9+/=\n]+)\n-----END CERTIFICATE-----\n$/.exec(pem.stdout)?.[1];
+    expect(body?.replace(/\n/g, '')).toBe(chain[1]);
+    expect(body!.split('\n').every((l) => l.length <= 64)).toBe(true);
+
+    const root = join(work, 'demo-root.pem');
+    const wrote = await cli(['credentials', '--chain', pades, '--pem', '--out', root]);
+    expect(wrote.stdout).toBe(`Wrote the root of ${pades} (CN=localsign Demo Root CA,O=localsign demo (not trusted)) to ${root}\n`);
+    expect(readFileSync(root, 'utf8')).toBe(pem.stdout);
+    const signed = join(work, 'to-verify.pdf');
+    expect((await cli(['sign', 'pdf', join(work, 'in.pdf'), '-o', signed, '--credential', pades])).status).toBe(0);
+    const trusted = await cli(['verify', signed, '--trust', root]);
+    expect([trusted.status, trusted.stdout]).toEqual([0, '1. Signature1 (signature, B-B): VALID - CN=Demo Signer (P-256),O=localsign demo (not trusted)\noverall: VALID\n']);
+    const untrusted = await cli(['verify', signed]);
+    expect(untrusted.status).toBe(1);
+    expect(untrusted.stdout).toContain('chain: no trust anchors are configured (--trust FILE)');
+
+    expect(expectOneLineFailure(await cli(['credentials', '--chain', evm, '--pem']), 1)).toBe(`${evm} is an evm credential: only pades credentials have a certificate chain`);
+    expect(expectOneLineFailure(await cli(['credentials', '--chain', 'nope', '--pem']), 1)).toBe('no credential nope for this application key (`localsign credentials` lists them)');
+    expect(expectOneLineFailure(await cli(['credentials', '--pem']), 2)).toBe('--pem and --out go with --chain KEY: localsign credentials --chain KEY --pem [--out root.pem]');
+    expect(expectOneLineFailure(await cli(['credentials', '--chain', pades, '--out', root]), 2)).toBe('--out writes the root as PEM: add --pem');
+    expect(expectOneLineFailure(await cli(['credentials', '--chain', pades, '--pem', '--out', join(work, 'missing/root.pem')]), 1)).toBe(`cannot write ${join(work, 'missing/root.pem')}: the folder ${join(work, 'missing')} does not exist`);
+  });
+
   it('on a terminal, a progress line shows while it waits, then is erased', async () => {
     const tty = await runOnTty(['sign', 'hash', TX_HASH, '--credential', evm], { home, answer: '', env });
     expect(tty.status).toBe(0);

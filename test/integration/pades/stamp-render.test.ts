@@ -154,7 +154,7 @@ describe('stamp rendered by pdftoppm', () => {
     expect(pdftotext(pdf)).toContain(UNICODE_LINE);
   });
 
-  it('shrinks a too-long line to the width and drops lines past the height', async () => {
+  it('shrinks a too-long line to the width down to 6 pt, cuts it with "…" past that, and drops lines past the height', async () => {
     const box = { x: 20, y: 20, width: 120, height: 40 };
     const long = 'Ωmega Щука Éléphant '.repeat(4).trim();
     const { pdf, raster } = await renderStamps('overflow', [
@@ -171,7 +171,10 @@ describe('stamp rendered by pdftoppm', () => {
     expect(count(raster, box, (rgb) => !isWhite(rgb)).outside).toBe(0);
     expect(count(raster, box, isDark).inside).toBeGreaterThan(100);
     const extracted = pdftotext(pdf);
-    expect(extracted.replace(/\s+/g, ' ')).toContain(long);
+    // 80 characters need about 4 pt in 112 pt: below 6 pt the line is cut instead (issue 19).
+    const first = extracted.split('\n').find((l) => l.startsWith('Ωmega'))!;
+    expect(first).toMatch(/^Ωmega Щука Éléphant .+…$/);
+    expect(long.startsWith(first.slice(0, -1))).toBe(true);
     expect(extracted).toContain('second line');
     expect(extracted).not.toContain('dropped');
   });

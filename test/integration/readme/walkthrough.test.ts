@@ -66,6 +66,9 @@ describe('README walk-through', () => {
     expect(out).toMatch(/Signed test\/vectors\/pdf\/pdflib-xref-table\.pdf -> \S+cli-signed\.pdf/);
     expect(out.match(/Signature Validation: Signature is Valid\./g)).toHaveLength(2);
     expect(out).toContain('Approval stamp: approval_id (required), signer_name');
+    // `verify` of the CLI-signed PDF against the root `credentials --chain --pem` wrote (issue 19).
+    expect(out).toMatch(/^Wrote the root of \S+ \(CN=localsign Demo Root CA,O=localsign demo \(not trusted\)\) to \S+demo-root\.pem$/m);
+    expect(out).toMatch(/^1\. Signature1 \(signature, B-B\): VALID - CN=Demo Signer \(P-256\),O=localsign demo \(not trusted\)\noverall: VALID$/m);
     // Nothing left in the folder it ran in (issue 11: evm-result.json, sign-body.json, signed.pdf).
     expect(readdirSync(cwd).sort()).toEqual(['dist', 'node_modules', 'test']);
   });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { layoutStamp, type StampFontMetrics } from '../../../../src/pades/stamp/stamp-layout';
+import { describeAdjustments, layoutStamp, MIN_READABLE_SIZE, type StampFontMetrics } from '../../../../src/pades/stamp/stamp-layout';
 
 /** Every character half an em wide; ascent 0.8, descent 0.2: numbers easy to check by hand. */
 const mono: StampFontMetrics = {
@@ -10,18 +10,58 @@ const mono: StampFontMetrics = {
 };
 
 describe('layoutStamp', () => {
-  it('puts lines top to bottom and shrinks a long one to the width', () => {
+  it('puts lines top to bottom and shrinks a long one to the width, down to 6 pt', () => {
     // padding = 6% of the smaller side (60) = 3.6; text width 200 - 7.2 = 192.8
     const layout = layoutStamp(
-      { width: 200, height: 60, lines: [{ text: 'abc', size: 10 }, { text: 'x'.repeat(100), size: 10 }] },
+      { width: 200, height: 60, lines: [{ text: 'abc', size: 10 }, { text: 'x'.repeat(50), size: 10 }] },
       mono,
     );
     expect(layout.border).toEqual({ x: 0.375, y: 0.375, width: 199.25, height: 59.25, lineWidth: 0.75 });
     expect(layout.image).toBeNull();
     expect(layout.lines).toHaveLength(2);
     expect(layout.lines[0]).toEqual({ text: 'abc', size: 10, x: expect.closeTo(3.6, 9), y: expect.closeTo(48.4, 9) });
-    // 10 * 192.8 / 500 = 3.856, floored to 3.85; baseline 48.4 - 2 (descent) - 1 (gap) - 3.08 (ascent)
-    expect(layout.lines[1]).toEqual({ text: 'x'.repeat(100), size: 3.85, x: expect.closeTo(3.6, 9), y: expect.closeTo(42.32, 9) });
+    // 10 * 192.8 / 250 = 7.712, floored to 7.71; baseline 48.4 - 2 (descent) - 1 (gap) - 6.168 (ascent)
+    expect(layout.lines[1]).toEqual({ text: 'x'.repeat(50), size: 7.71, x: expect.closeTo(3.6, 9), y: expect.closeTo(39.232, 9) });
+    expect(layout.adjustments).toEqual([]);
+  });
+
+  it('cuts a line with "…" at 6 pt when even 6 pt is too wide, and says which line', () => {
+    // 100 x at 10 pt would need 3.856 pt; at 6 pt each x is 3 wide: 63 x + "…" = 192 <= 192.8
+    const layout = layoutStamp(
+      { width: 200, height: 60, lines: [{ text: 'abc', size: 10 }, { text: 'x'.repeat(100), size: 10 }] },
+      mono,
+    );
+    expect(layout.lines[1]).toEqual({ text: `${'x'.repeat(63)}…`, size: MIN_READABLE_SIZE, x: expect.closeTo(3.6, 9), y: expect.closeTo(40.6, 9) });
+    expect(layout.adjustments).toEqual([{ kind: 'cut', line: 2, size: 6, shown: 63, total: 100, text: `${'x'.repeat(63)}…` }]);
+    expect(describeAdjustments(layout.adjustments)).toEqual([
+      `stamp line 2 was shortened to fit the stamp's width at 6 pt: 63 of its 100 characters are shown, cut with "…" ("${'x'.repeat(59)}…")`,
+    ]);
+  });
+
+  it('cuts a 1,000-character signer name (the documented maximum) to a readable line', () => {
+    const name = 'Ä'.repeat(1000);
+    const layout = layoutStamp({ width: 180, height: 40, lines: [{ text: 'Signed by', size: 8 }, { text: `Name: ${name}`, size: 8 }, { text: 'Date', size: 8 }] }, mono);
+    const [, cut] = layout.lines;
+    expect(cut?.size).toBe(6);
+    expect(cut?.text.startsWith('Name: ÄÄÄ')).toBe(true);
+    expect(cut?.text.endsWith('…')).toBe(true);
+    expect(mono.widthOfTextAtSize(cut!.text, 6)).toBeLessThanOrEqual(180 - 2 * 2.4);
+    expect(layout.lines.map((l) => l.text)).toContain('Date');
+    expect(layout.adjustments).toEqual([expect.objectContaining({ kind: 'cut', line: 2, total: 1006 })]);
+  });
+
+  it('never cuts inside a grapheme, and drops blanks before the "…"', () => {
+    // "e" + combining acute is one grapheme; padding 1.008, room 14.784: four characters at 6 pt
+    const text = 'ab e\u0301e\u0301e\u0301e\u0301';
+    const layout = layoutStamp({ width: 14.4 + 2.4, height: 20, lines: [{ text, size: 6 }] }, mono);
+    // 'ab e\u0301' is 5 code points = 15 wide with "…": too wide; 'ab' + "…" (the blank dropped) fits
+    expect(layout.lines[0]?.text).toBe('ab…');
+  });
+
+  it('keeps a size the design asked below 6 pt and cuts there instead of shrinking further', () => {
+    const layout = layoutStamp({ width: 100, height: 30, lines: [{ text: 'y'.repeat(100), size: 4 }] }, mono);
+    expect(layout.lines[0]?.size).toBe(4);
+    expect(layout.lines[0]?.text.endsWith('…')).toBe(true);
   });
 
   it('drops the first line that does not fit the height and every line after it', () => {
@@ -43,12 +83,25 @@ describe('layoutStamp', () => {
       ['one', 10, 20.2],
       ['two', 10, 9.2],
     ]);
+    expect(describeAdjustments(layout.adjustments)).toEqual(["stamp lines 3 and 4 were left out: the stamp's box has no room for them"]);
+  });
+
+  it('says so when the text has no room beside the image', () => {
+    // 6 pt wide: padding 1, the image 1.6, text room 1.4 < the 3 of "…" at 6 pt
+    const layout = layoutStamp({ width: 6, height: 40, lines: [{ text: 'a', size: 10 }, { text: ' ', size: 10 }], image: { width: 10, height: 10 } }, mono);
+    expect(layout.lines.map((l) => l.text)).toEqual(['']);
+    expect(describeAdjustments(layout.adjustments)).toEqual(["stamp line 1 was left out: the stamp's box has no room for it"]);
   });
 
   it('shrinks a first line taller than the box to its height', () => {
     // padding 1 (the minimum); room 10 - 2 = 8 pt for ascent + descent
     const layout = layoutStamp({ width: 100, height: 10, lines: [{ text: 'Hi', size: 20 }] }, mono);
     expect(layout.lines).toEqual([{ text: 'Hi', size: 8, x: 1, y: expect.closeTo(2.6, 9) }]);
+    expect(layout.adjustments).toEqual([]);
+    // A box too low for 6 pt still shows the first line, and says it is below the readable size.
+    const low = layoutStamp({ width: 100, height: 6, lines: [{ text: 'Hi', size: 20 }] }, mono);
+    expect(low.lines).toEqual([{ text: 'Hi', size: 4, x: 1, y: expect.closeTo(1.8, 9) }]);
+    expect(describeAdjustments(low.adjustments)).toEqual(["stamp line 1 is drawn at 4 pt, below the readable 6 pt: the stamp's box is too low for it"]);
   });
 
   it('puts the image on the left at full inner height and the text to its right', () => {
@@ -76,7 +129,7 @@ describe('layoutStamp', () => {
     expect(layout.lines).toEqual([]);
   });
 
-  it('keeps every drawn line inside the padded box at or below its requested size', () => {
+  it('keeps every drawn line inside the padded box, at or below its requested size and at 6 pt or its own size, and names every change', () => {
     const line = fc.record({
       text: fc.string({ maxLength: 60 }),
       size: fc.double({ min: 0.5, max: 72, noNaN: true }),
@@ -90,16 +143,32 @@ describe('layoutStamp', () => {
         (width, height, lines, image) => {
           const layout = layoutStamp({ width, height, lines, image }, mono);
           let previousBottom = Infinity;
-          for (const [i, placed] of layout.lines.entries()) {
-            expect(placed.text).toBe(lines[i]?.text);
+          // Placed lines keep the design's order; a line left out for its width is skipped.
+          const leftOut = new Set(layout.adjustments.filter((a) => a.kind === 'left_out').map((a) => a.line - 1));
+          const kept = lines.map((l, i) => ({ ...l, i })).filter((l) => !leftOut.has(l.i));
+          for (const [k, placed] of layout.lines.entries()) {
+            const asked = kept[k]!;
+            const cut = layout.adjustments.find((a) => a.kind === 'cut' && a.line === asked.i + 1);
+            if (cut) {
+              expect(placed.text.endsWith('…')).toBe(true);
+              expect(asked.text.startsWith(placed.text.slice(0, -1))).toBe(true);
+            } else if (asked.text.trim() !== '') {
+              expect(placed.text).toBe(asked.text);
+            }
             expect(placed.size).toBeGreaterThan(0);
-            expect(placed.size).toBeLessThanOrEqual(lines[i]?.size as number);
+            expect(placed.size).toBeLessThanOrEqual(asked.size);
+            const low = layout.adjustments.some((a) => a.kind === 'below_readable' && a.line === asked.i + 1);
+            if (!low && placed.text !== '') expect(placed.size).toBeGreaterThanOrEqual(Math.min(asked.size, MIN_READABLE_SIZE));
             expect(placed.x).toBeGreaterThanOrEqual(0);
             expect(placed.x + mono.widthOfTextAtSize(placed.text, placed.size)).toBeLessThanOrEqual(width + 1e-9);
             expect(placed.y + placed.size * mono.ascent).toBeLessThanOrEqual(Math.min(height, previousBottom) + 1e-9);
             expect(placed.y - placed.size * mono.descent).toBeGreaterThanOrEqual(-1e-9);
             previousBottom = placed.y - placed.size * mono.descent;
           }
+          // A line with text that is not drawn is always named.
+          const drawn = layout.lines.length;
+          const notDrawn = kept.slice(drawn).filter((l) => l.text.trim() !== '');
+          for (const l of notDrawn) expect(leftOut.has(l.i)).toBe(true);
           if (layout.image) {
             expect(layout.image.x).toBeGreaterThanOrEqual(0);
             expect(layout.image.y).toBeGreaterThanOrEqual(0);

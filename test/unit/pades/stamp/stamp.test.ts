@@ -14,7 +14,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import dejavu from '../../../../assets/fonts/DejaVuSans.ttf';
 import { InvalidInputError } from '../../../../src/domain/errors';
-import { drawStampAppearance } from '../../../../src/pades/stamp/stamp';
+import { drawStamp, drawStampAppearance } from '../../../../src/pades/stamp/stamp';
 import type { StampSpec } from '../../../../src/domain/pades';
 
 const redPng = readFileSync(join(__dirname, '../../../vectors/stamp/red-20x20.png')).toString('base64');
@@ -170,6 +170,23 @@ describe('drawStampAppearance', () => {
       return streamText(doc.context.lookup(await drawStampAppearance(doc, { ...base, lines: [{ text, size: 10 }] })));
     };
     expect(await content('A\tB\nC')).toBe(await content('A B C'));
+  });
+
+  it('cuts a 1,000-character value at 6 pt with a "…" the embedded subset can draw, and warns naming the line', async () => {
+    const doc = await PDFDocument.create();
+    const { form, warnings } = await drawStamp(doc, { ...base, width: 200, height: 40, lines: [{ text: 'Signed', size: 10 }, { text: `by ${'W'.repeat(1000)}`, size: 10 }] });
+    const content = streamText(doc.context.lookup(form));
+    expect(content).toContain('/F1 10 Tf');
+    expect(content).toContain('/F1 6 Tf');
+    expect(content).not.toMatch(/\/F1 [0-5](\.\d+)? Tf/);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^stamp line 2 was shortened to fit the stamp's width at 6 pt: \d+ of its 1003 characters are shown, cut with "…" \("by WWW/);
+    // The subset's ToUnicode maps a glyph to U+2026 (a font without it would draw .notdef).
+    const closure = reachable(doc, form);
+    const toUnicode = [...closure.values()].find((o) => (o instanceof PDFRawStream || o instanceof PDFContentStream) && streamText(o).includes('beginbfchar'));
+    expect(streamText(toUnicode)).toMatch(/<2026>/i);
+    // A stamp that fits says nothing.
+    expect((await drawStamp(await PDFDocument.create(), base)).warnings).toEqual([]);
   });
 
   it('keeps the vertical room of an empty line but draws nothing for it', async () => {
