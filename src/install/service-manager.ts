@@ -74,11 +74,17 @@ function prepareHome(plan: ServicePlan, deps: ManagerDeps): void {
   }
 }
 
-export async function installService(plan: ServicePlan, deps: ManagerDeps, options: { start: boolean }): Promise<InstallResult> {
+/**
+ * `register: false` prepares the config dir and the service file only: the MSI registers the
+ * service itself (its ServiceInstall and ServiceControl rows, installers/windows/localsign.wxs),
+ * so Windows Installer removes it again on uninstall and rollback.
+ */
+export async function installService(plan: ServicePlan, deps: ManagerDeps, options: { start: boolean; register?: boolean }): Promise<InstallResult> {
   assertPrivileged(plan, deps);
   const manager = managerFor(plan, deps);
   prepareHome(plan, deps);
   if (plan.serviceFile) writeServiceFile(plan.serviceFile.path, plan.serviceFile.content);
+  if (options.register === false) return { installed: true, started: false };
   let changed = true;
   if (plan.definitionPath && plan.definition !== null) {
     changed = !existsSync(plan.definitionPath) || readFileSync(plan.definitionPath, 'utf8') !== plan.definition;
