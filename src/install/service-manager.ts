@@ -9,6 +9,7 @@ import { SERVICE_USER, type ServicePlan } from './service-plan';
 import { systemdManager } from './systemd-manager';
 import { secureServiceDataDir } from './windows-data-dir';
 import { windowsManager } from './windows-manager';
+import { addToSystemPath, removeFromSystemPath } from './windows-path';
 
 export interface ManagerDeps {
   run: Runner;
@@ -76,8 +77,9 @@ function prepareHome(plan: ServicePlan, deps: ManagerDeps): void {
 
 /**
  * `register: false` prepares the config dir and the service file only: the MSI registers the
- * service itself (its ServiceInstall and ServiceControl rows, installers/windows/localsign.wxs),
- * so Windows Installer removes it again on uninstall and rollback.
+ * service and puts localsign on PATH itself (its ServiceInstall, ServiceControl and Environment
+ * rows, installers/windows/localsign.wxs), so Windows Installer removes them again on uninstall
+ * and rollback.
  */
 export async function installService(plan: ServicePlan, deps: ManagerDeps, options: { start: boolean; register?: boolean }): Promise<InstallResult> {
   assertPrivileged(plan, deps);
@@ -92,11 +94,26 @@ export async function installService(plan: ServicePlan, deps: ManagerDeps, optio
     writeFileSync(plan.definitionPath, plan.definition, { mode: 0o644 });
   }
   const wasRunning = manager.isRunning(plan, deps.run) === true;
-  const { registered, note } = manager.register(plan, deps.run);
-  if (!registered || !options.start) return { installed: true, started: false, ...(note ? { note } : {}) };
+  const registration = manager.register(plan, deps.run);
+  const note = [registration.note, plan.manager === 'windows' ? putOnPath(plan, deps) : undefined].filter(Boolean).join('; ');
+  if (!registration.registered || !options.start) return { installed: true, started: false, ...(note ? { note } : {}) };
   // Installed again over a running service: restarted only when its definition changed.
   manager.start(plan, deps.run, wasRunning && changed);
-  return { installed: true, started: true };
+  return { installed: true, started: true, ...(note ? { note } : {}) };
+}
+
+/**
+ * localsign.exe on the system PATH, for the CLI commands the docs have administrators run; a Path
+ * that cannot be read is a note, not a failed install (the service itself is registered).
+ */
+function putOnPath(plan: ServicePlan, deps: ManagerDeps): string | undefined {
+  try {
+    addToSystemPath(win32.dirname(plan.exec[0]!), deps.run);
+    return undefined;
+  } catch (error) {
+    if (error instanceof ConfigurationError) return `localsign is not on PATH: ${error.message}`;
+    throw error;
+  }
 }
 
 export async function uninstallService(plan: ServicePlan, deps: ManagerDeps, options: { purge: boolean }): Promise<{ removed: boolean; purged: boolean }> {
@@ -105,6 +122,7 @@ export async function uninstallService(plan: ServicePlan, deps: ManagerDeps, opt
   const defined = plan.definitionPath !== null && existsSync(plan.definitionPath);
   const removed = manager.isInstalled(plan, deps.run, defined);
   manager.unregister(plan, deps.run);
+  if (plan.manager === 'windows') removeFromSystemPath(win32.dirname(plan.exec[0]!), deps.run);
   if (plan.definitionPath) rmSync(plan.definitionPath, { force: true });
   // Without --purge the data and the file naming it stay (as `dpkg -r` keeps conffiles): a
   // reinstall finds its keys, credentials and results, and the CLI can still read them.
