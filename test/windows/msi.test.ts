@@ -108,6 +108,19 @@ describe('MSI under wine (msiexec /qn, ServiceInstall via shawl, PATH, upgrade, 
     expect(bad.status).not.toBe(0);
   }, 60_000);
 
+  it("refuses to install over the NSIS setup (its uninstall entry present): both would own the same service", async () => {
+    const nsisKey = 'HKLM\\Software\\Microsoft\\Windows\\CurrentVersion\\Uninstall\\localsign';
+    expect((await runWine(wine, ['reg', 'add', nsisKey, '/v', 'UninstallString', '/d', `"${INSTDIR}\\uninstall.exe"`, '/f'])).code).toBe(0);
+    try {
+      const run = await msiexec(['/i', msi['0.2.0']!, '/qn', `PORT=${port}`]);
+      expect(run.code).toBe(1603 & 0xff); // ERROR_INSTALL_FAILURE (the launch condition), as an 8-bit exit status
+      expect(existsSync(wine.toUnix(`${INSTDIR}\\localsign.exe`))).toBe(false);
+      expect(await scState()).toBe(null);
+    } finally {
+      await runWine(wine, ['reg', 'delete', nsisKey, '/f']);
+    }
+  }, 120_000);
+
   it('msiexec /i … /qn PLATFORM=embedded CODE=… PORT=…: files, the service as `service install` registers it, running, paired, /health, localsign on PATH', async () => {
     const run = await msiexec(['/i', msi['0.2.0']!, '/qn', 'PLATFORM=embedded', `CODE=${CODE}`, `PORT=${port}`]);
     expect(run.code, run.stdout + run.stderr).toBe(0);
