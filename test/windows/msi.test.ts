@@ -19,8 +19,9 @@ import { assertWine, createPrefix, freePort, runWine, type WinePrefix } from './
  * What wine cannot show: Group Policy and Intune (they run this same `msiexec` command line as
  * SYSTEM, from a domain controller or the Intune agent), a real service control manager (recovery
  * actions, start before logon, the service account's rights), the data dir's ACL (wine's icacls
- * is a stub), Windows' trust decision on the signature, and MsiHiddenProperties: wine's msi writes
- * every property into a verbose log, Windows writes CODE there as asterisks.
+ * is a stub), Windows' trust decision on the signature, and MsiHiddenProperties: wine's msi ignores
+ * it and writes every property into a verbose log (CODE in the WriteIniValues line too), so this
+ * test runs msiexec without a log and checks the code is in no file and no output.
  */
 const ROOT = resolve(__dirname, '../..');
 const INSTDIR = 'C:\\Program Files\\localsign';
