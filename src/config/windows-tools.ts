@@ -13,6 +13,7 @@ const TOOLS = {
   whoami: 'System32\\whoami.exe',
   icacls: 'System32\\icacls.exe',
   sc: 'System32\\sc.exe',
+  reg: 'System32\\reg.exe',
   // Windows PowerShell 5.1, part of every Windows since 10 and Server 2016 (the owner of a file:
   // Get-Acl, since icacls prints none).
   powershell: 'System32\\WindowsPowerShell\\v1.0\\powershell.exe',

@@ -13,6 +13,9 @@ import { osErrorInWords } from '../domain/os-errors';
  *   CODE=…                             (the pairing code; not used by the embedded platform)
  *   CALLBACK_URL=…                     (optional: this service's /receive as the platform reaches it)
  *   PLATFORM_CA=…                      (optional: a CA file for the platform's TLS certificate)
+ *
+ * A `[section]` line is passed over: the MSI writes the file with Windows Installer's IniFile
+ * table (installers/windows/localsign.wxs), which puts its keys under one.
  */
 export interface Enrolment {
   platform: 'embedded' | string;
@@ -27,7 +30,7 @@ export function parseEnrolment(file: string, text: string): Enrolment {
   const values = new Map<string, string>();
   for (const [n, raw] of text.split(/\r?\n/).entries()) {
     const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
+    if (line === '' || line.startsWith('#') || /^\[[^\]]*\]$/.test(line)) continue;
     const eq = line.indexOf('=');
     const key = eq > 0 ? line.slice(0, eq).trim().toUpperCase() : '';
     // The line is not echoed: it may be the code.

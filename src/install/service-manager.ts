@@ -9,6 +9,7 @@ import { SERVICE_USER, type ServicePlan } from './service-plan';
 import { systemdManager } from './systemd-manager';
 import { secureServiceDataDir } from './windows-data-dir';
 import { windowsManager } from './windows-manager';
+import { addToSystemPath, removeFromSystemPath } from './windows-path';
 
 export interface ManagerDeps {
   run: Runner;
@@ -74,11 +75,18 @@ function prepareHome(plan: ServicePlan, deps: ManagerDeps): void {
   }
 }
 
-export async function installService(plan: ServicePlan, deps: ManagerDeps, options: { start: boolean }): Promise<InstallResult> {
+/**
+ * `register: false` prepares the config dir and the service file only: the MSI registers the
+ * service and puts localsign on PATH itself (its ServiceInstall, ServiceControl and Environment
+ * rows, installers/windows/localsign.wxs), so Windows Installer removes them again on uninstall
+ * and rollback.
+ */
+export async function installService(plan: ServicePlan, deps: ManagerDeps, options: { start: boolean; register?: boolean }): Promise<InstallResult> {
   assertPrivileged(plan, deps);
   const manager = managerFor(plan, deps);
   prepareHome(plan, deps);
   if (plan.serviceFile) writeServiceFile(plan.serviceFile.path, plan.serviceFile.content);
+  if (options.register === false) return { installed: true, started: false };
   let changed = true;
   if (plan.definitionPath && plan.definition !== null) {
     changed = !existsSync(plan.definitionPath) || readFileSync(plan.definitionPath, 'utf8') !== plan.definition;
@@ -86,11 +94,26 @@ export async function installService(plan: ServicePlan, deps: ManagerDeps, optio
     writeFileSync(plan.definitionPath, plan.definition, { mode: 0o644 });
   }
   const wasRunning = manager.isRunning(plan, deps.run) === true;
-  const { registered, note } = manager.register(plan, deps.run);
-  if (!registered || !options.start) return { installed: true, started: false, ...(note ? { note } : {}) };
+  const registration = manager.register(plan, deps.run);
+  const note = [registration.note, plan.manager === 'windows' ? putOnPath(plan, deps) : undefined].filter(Boolean).join('; ');
+  if (!registration.registered || !options.start) return { installed: true, started: false, ...(note ? { note } : {}) };
   // Installed again over a running service: restarted only when its definition changed.
   manager.start(plan, deps.run, wasRunning && changed);
-  return { installed: true, started: true };
+  return { installed: true, started: true, ...(note ? { note } : {}) };
+}
+
+/**
+ * localsign.exe on the system PATH, for the CLI commands the docs have administrators run; a Path
+ * that cannot be read is a note, not a failed install (the service itself is registered).
+ */
+function putOnPath(plan: ServicePlan, deps: ManagerDeps): string | undefined {
+  try {
+    addToSystemPath(win32.dirname(plan.exec[0]!), deps.run);
+    return undefined;
+  } catch (error) {
+    if (error instanceof ConfigurationError) return `localsign is not on PATH: ${error.message}`;
+    throw error;
+  }
 }
 
 export async function uninstallService(plan: ServicePlan, deps: ManagerDeps, options: { purge: boolean }): Promise<{ removed: boolean; purged: boolean }> {
@@ -99,6 +122,7 @@ export async function uninstallService(plan: ServicePlan, deps: ManagerDeps, opt
   const defined = plan.definitionPath !== null && existsSync(plan.definitionPath);
   const removed = manager.isInstalled(plan, deps.run, defined);
   manager.unregister(plan, deps.run);
+  if (plan.manager === 'windows') removeFromSystemPath(win32.dirname(plan.exec[0]!), deps.run);
   if (plan.definitionPath) rmSync(plan.definitionPath, { force: true });
   // Without --purge the data and the file naming it stay (as `dpkg -r` keeps conffiles): a
   // reinstall finds its keys, credentials and results, and the CLI can still read them.

@@ -12,7 +12,8 @@ import { assertWine, createPrefix, freePort, runWine, type WinePrefix } from './
  * Issue 9, the Windows installer under wine 8 (prefix set to Windows 10, output to files): the
  * NSIS setup built by build/installers.mjs installs silently, registers the service (shawl hosts
  * localsign.exe under wine's service manager), pairs from /PLATFORM= /CODE=, starts it; an
- * upgrade keeps the data and resumes a PENDING request; uninstall.exe /S removes it, /PURGE the data.
+ * upgrade keeps the data and resumes a PENDING request; localsign is on the system PATH (issue 19);
+ * uninstall.exe /S removes it (and its PATH entry), /PURGE the data.
  *
  * What wine cannot show: the data dir's ACL (wine's icacls is a stub), a real SCM's recovery
  * actions and start before logon, SmartScreen and Authenticode policy (the signing test checks
@@ -23,6 +24,7 @@ const INSTDIR = 'C:\\Program Files\\localsign';
 const DATA = 'C:\\ProgramData\\localsign';
 const UNINST_KEY = 'HKLM\\Software\\Microsoft\\Windows\\CurrentVersion\\Uninstall\\localsign';
 const CODE = `enrol-${randomBytes(12).toString('hex')}`;
+const ENV_KEY = 'HKLM\\System\\CurrentControlSet\\Control\\Session Manager\\Environment';
 
 async function until<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -50,6 +52,7 @@ describe('Windows installer under wine (NSIS, silent, service via shawl)', () =>
     return res?.status === 200 ? ((await res.json()) as Record<string, unknown>) : null;
   };
   const scState = async () => /STATE\s*:\s*\d+\s+(\w+)/.exec((await runWine(wine, ['sc', 'query', 'localsign'])).stdout)?.[1] ?? null;
+  const systemPath = async () => /Path\s+REG_\w+\s+(.*)/.exec((await runWine(wine, ['reg', 'query', ENV_KEY, '/v', 'Path'])).stdout)?.[1]?.trim() ?? '';
   const displayVersion = async () => /DisplayVersion\s+REG_SZ\s+(\S+)/.exec((await runWine(wine, ['reg', 'query', UNINST_KEY, '/v', 'DisplayVersion'])).stdout)?.[1] ?? null;
 
   beforeAll(async () => {
@@ -91,6 +94,11 @@ describe('Windows installer under wine (NSIS, silent, service via shawl)', () =>
     const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
     for (const f of walk(wine.toUnix(DATA))) expect(readFileSync(f, 'latin1'), f).not.toContain(CODE);
     expect(run.stdout + run.stderr).not.toContain(CODE);
+
+    // On the system PATH (issue 19): a prompt finds `localsign` without its folder.
+    expect((await systemPath()).split(';')).toContain(INSTDIR);
+    const version = await runWine(wine, ['cmd', '/c', 'localsign', 'version']);
+    expect(version.stdout, version.stderr).toMatch(/^localsign \d+\.\d+\.\d+ /);
   }, 240_000);
 
   it("the CLI finds the service's dir with no flag: wrapper:create works against the running service; service status", async () => {
@@ -125,6 +133,7 @@ describe('Windows installer under wine (NSIS, silent, service via shawl)', () =>
     expect(statSync(wine.toUnix(`${INSTDIR}\\localsign.exe`)).mtimeMs).toBeGreaterThan(exeBefore);
     expect(JSON.parse(readFileSync(data('service.json'), 'utf8'))).toEqual({ home: DATA, port });
     for (const [f, text] of Object.entries(kept)) expect(readFileSync(data(f), 'utf8'), f).toBe(text);
+    expect((await systemPath()).split(';').filter((p) => p === INSTDIR)).toHaveLength(1); // not twice
     await until('/health after the upgrade', health);
     const call = authed(`http://127.0.0.1:${port}`, wrapper);
     expect(await waitForResult(call, stuckId, 60_000)).toMatchObject({ status: 'DONE', request_id: stuckId });
@@ -140,6 +149,7 @@ describe('Windows installer under wine (NSIS, silent, service via shawl)', () =>
     expect(await scState()).toBe(null);
     expect(await health()).toBe(null);
     expect((await runWine(wine, ['reg', 'query', UNINST_KEY])).code).not.toBe(0);
+    expect(await systemPath()).not.toContain('localsign');
     for (const [f, text] of Object.entries(kept)) expect(readFileSync(data(f), 'utf8'), f).toBe(text);
 
     const again = await runWine(wine, [setup['0.2.1']!, '/S'], {}, 180_000);

@@ -66,6 +66,7 @@ const install = defineCommand({
   args: {
     ...shared,
     'no-start': { type: 'boolean', description: 'Register only; start later with `localsign service start`' },
+    'no-register': { type: 'boolean', description: 'Prepare the config dir and service file only (the MSI registers the service itself)' },
     print: { type: 'boolean', description: 'Print what would be written (unit or plist, service file) and change nothing' },
     exe: { type: 'string', description: 'Executable the service runs (default: this one)' },
   },
@@ -77,7 +78,8 @@ const install = defineCommand({
     }
     // citty reads --no-start as start: false.
     const start = !(args['no-start'] === true || (args as { start?: boolean }).start === false);
-    const result = await installService(plan, deps(), { start });
+    const register = !(args['no-register'] === true || (args as { register?: boolean }).register === false);
+    const result = await installService(plan, deps(), { start: start && register, register });
     printData(Boolean(args.json), { ...result, name: plan.name, scope: plan.scope, port: plan.port, config_dir: plan.home, definition: plan.definitionPath, service_file: plan.serviceFile?.path ?? null }, () =>
       [`localsign service installed (${plan.scope}, ${plan.manager} ${plan.name}) on port ${plan.port}, config dir ${plan.home}${result.started ? ', started' : ''}`, ...(result.note ? [result.note] : [])].join('\n'),
     );

@@ -13,6 +13,9 @@ describe('enrolment file', () => {
     const e = parseEnrolment('f', 'PLATFORM=embedded\r\nCODE=abc\r\n');
     expect(initArgs(e)).toEqual(['--embedded']);
     expect(initArgs(parseEnrolment('f', '# nothing but a comment\n'))).toEqual(['--embedded']);
+    // The MSI's file (IniFile table): its keys under a section.
+    expect(parseEnrolment('f', '[localsign]\r\nPLATFORM=https://p.example\r\nCODE=K7\r\n')).toMatchObject({ platform: 'https://p.example', code: 'K7' });
+    expect(() => parseEnrolment('/e', '[a]b\n')).toThrow('/e line 1: expected PLATFORM=');
   });
 
   it('remote: the same init with other arguments (the remote-platform issue)', () => {

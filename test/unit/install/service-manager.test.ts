@@ -72,6 +72,16 @@ describe('service plans and managers (the OS tools recorded; their real runs: th
     expect(existsSync(plan.home)).toBe(false);
   });
 
+  it('register: false (the MSI registers the service itself): the config dir only, no call to the service manager', async () => {
+    const plan = planService({ platform: 'linux', scope: 'user', exec, port: 8411, userHome, serviceFilePath: null });
+    rmSync(plan.definitionPath!, { force: true });
+    const sd = recorder();
+    expect(await installService(plan, deps(sd.run), { start: true, register: false })).toEqual({ installed: true, started: false });
+    expect(sd.calls).toEqual([]);
+    expect(statSync(plan.home).mode & 0o777).toBe(0o700);
+    expect(existsSync(plan.definitionPath!)).toBe(false);
+  });
+
   it('a system service needs root; launchd: bootstrap into system/, stop with SIGTERM', async () => {
     const plan = planService({ platform: 'linux', scope: 'system', exec, port: 8300, userHome, serviceFilePath: join(userHome, 's.json') });
     await expect(installService(plan, deps(recorder().run, 1000), { start: true })).rejects.toThrow('a system service is installed by root: run `sudo localsign service …`, or add --user for a service of your own');
