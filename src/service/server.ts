@@ -10,6 +10,7 @@ import { isLoopbackAddress } from '../config/loopback';
 import { ConfigurationError } from '../domain/errors';
 import { answerClientError } from './client-error';
 import { closeGentlyWhenBodyUnread } from './early-answer';
+import { startIdleCollector } from './idle-memory';
 
 export interface RunningService {
   host: string;
@@ -187,6 +188,8 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
   sweep.unref();
 
   const server = await listen(ctx, createApp(ctx), ctx.config.host, ctx.config.port);
+  // Memory freed by a burst of work given back once the service is idle (idle-memory.ts).
+  const idleCollector = startIdleCollector();
   // A stop before the delay skips it: the next start compacts instead.
   let housekeeping: Promise<void> = Promise.resolve();
   const housekeepingTimer = setTimeout(() => {
@@ -214,6 +217,7 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
       closing ??= (async () => {
         clearInterval(sweep);
         clearTimeout(housekeepingTimer);
+        idleCollector.stop();
         await housekeeping;
         registry.releaseWaiters();
         await Promise.all([server, ...(receiver ? [receiver] : [])].map((s) => closeWithin(s, graceMs)));
