@@ -92,8 +92,11 @@ function decodeCanonical(text: string, start: number): Decoded | null {
   return { bytes: new Uint8Array(buf.buffer, buf.byteOffset, buf.length), repairs: [] };
 }
 
-/** A multiple of 4: chunks split between base64 quanta. */
-const CHUNK_CHARS = 4 * 1024 * 1024;
+/**
+ * A multiple of 4: chunks split between base64 quanta. 1 MiB: a few milliseconds of work each, with
+ * a turn of the event loop between them (nextTurn), so a 140 MB field never holds /health up.
+ */
+const CHUNK_CHARS = 1024 * 1024;
 
 /** Latin1 text of `b`, CHUNK_CHARS characters at a time (never a string of all of it). */
 function* chunksOf(b: Uint8Array): Generator<{ off: number; text: string }> {
@@ -103,31 +106,46 @@ function* chunksOf(b: Uint8Array): Generator<{ off: number; text: string }> {
 }
 
 /**
+ * Lets the event loop run (timers, other requests' I/O, /health) between two chunks of a large
+ * field: checking and decoding 140 MB in one go held the loop for 0.65 to 0.75 s here (issue 15's
+ * probe, /health polled from another process).
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
  * A pdf_base64 too large to be worth a JavaScript string: the bytes of its JSON string, known to
  * hold base64 alphabet characters only (so also no JSON escape and no control character: the bytes
- * are the string). Decoded a chunk at a time; a string of the whole text (140 MB for a 100 MB
- * document) is never made.
+ * are the string), and their decoding when they are canonical base64 (`canonical`, else null).
+ * Checked and decoded a chunk at a time; a string of the whole text (140 MB for a 100 MB document)
+ * is never made.
  */
 export class Base64Bytes {
-  private constructor(readonly bytes: Uint8Array) {}
+  private constructor(
+    readonly bytes: Uint8Array,
+    readonly canonical: Uint8Array | null,
+  ) {}
 
   /** `bytes` as Base64Bytes when every one is in the base64 alphabet (or '='), else null. */
-  static of(bytes: Uint8Array): Base64Bytes | null {
+  static async of(bytes: Uint8Array): Promise<Base64Bytes | null> {
     for (const { text } of chunksOf(bytes)) {
       NOT_CANONICAL.lastIndex = 0;
       if (NOT_CANONICAL.test(text)) return null;
+      await nextTurn();
     }
-    return new Base64Bytes(bytes);
+    return new Base64Bytes(bytes, await decodeCanonicalBytes(bytes));
   }
 }
 
-/** decodeCanonical over Base64Bytes (the alphabet is known): length and padding, then chunk by chunk. */
-function decodeCanonicalBytes(b: Uint8Array): Uint8Array | null {
+/** decodeCanonical over bytes of the base64 alphabet: length and padding, then chunk by chunk. */
+async function decodeCanonicalBytes(b: Uint8Array): Promise<Uint8Array | null> {
   if (b.length === 0 || b.length % 4 !== 0) return null;
   if (!paddingAtEnd(Buffer.from(b.buffer, b.byteOffset, b.byteLength).indexOf(0x3d), 0, b.length, b[b.length - 1] === 0x3d)) return null;
   const out = Buffer.allocUnsafe((b.length / 4) * 3);
   let written = 0;
-  for (const { text } of chunksOf(b)) written += out.write(text, written, 'base64');
+  for (const { text } of chunksOf(b)) {
+    written += out.write(text, written, 'base64');
+    await nextTurn();
+  }
   return out.subarray(0, written);
 }
 
@@ -261,7 +279,7 @@ function checkPadding(data: number, pad: number): boolean | string {
 export function decodePdfBase64(field: unknown): { pdf: Uint8Array; repairs: Base64Repair[] } {
   let input = field;
   if (input instanceof Base64Bytes) {
-    const direct = decodeCanonicalBytes(input.bytes);
+    const direct = input.canonical;
     if (direct && startsWithAscii(direct, PDF_HEADER)) return { pdf: direct, repairs: [] };
     // Anything else (wrapped, unpadded, encoded twice, not a PDF) takes the text path below,
     // whose messages name what is repaired or wrong.

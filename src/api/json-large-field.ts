@@ -6,7 +6,7 @@ import { Base64Bytes } from './base64-repair';
  * that member's bytes in the raw body, when it is a string of base64 alphabet characters at the
  * top level of the object, and hands back the body without it for JSON.parse. Anything else
  * returns null and the caller parses normally, so behaviour, including every 422, stays that of
- * JSON.parse.
+ * JSON.parse. The member is checked and decoded between turns of the event loop (Base64Bytes.of).
  */
 
 const QUOTE = 0x22;
@@ -60,7 +60,7 @@ function skipValue(b: Buffer, i: number): number {
  * characters only: then no escape or control character can be among them, and the bytes are the
  * string JSON.parse would have made. Anything else (a wrapped or escaped value) goes to JSON.parse.
  */
-export function splitLargeStringField(raw: Buffer, name: string): { rest: Buffer; value: Base64Bytes } | null {
+export async function splitLargeStringField(raw: Buffer, name: string): Promise<{ rest: Buffer; value: Base64Bytes } | null> {
   let i = skipWhitespace(raw, 0);
   if (raw[i] !== 0x7b) return null;
   i += 1;
@@ -85,7 +85,7 @@ export function splitLargeStringField(raw: Buffer, name: string): { rest: Buffer
     if (key === name) {
       // A repeated member, a non-string or an escape inside: leave it all to JSON.parse.
       if (found || raw[i] !== QUOTE) return null;
-      const value = Base64Bytes.of(raw.subarray(i + 1, valueEnd - 1));
+      const value = await Base64Bytes.of(raw.subarray(i + 1, valueEnd - 1));
       if (!value) return null;
       found = { start: i + 1, end: valueEnd - 1, value };
     }

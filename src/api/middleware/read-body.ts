@@ -110,7 +110,7 @@ export async function readJsonObject(c: Context, limit: number, largeString?: st
   let raw = await readBodyBytes(c, limit);
   let large: Base64Bytes | null = null;
   if (largeString && raw.length > 1024 * 1024) {
-    const split = splitLargeStringField(raw, largeString);
+    const split = await splitLargeStringField(raw, largeString);
     if (split) {
       large = split.value;
       raw = split.rest;
