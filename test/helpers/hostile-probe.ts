@@ -4,10 +4,13 @@
  * timed), the request's answer timed (a 202 is followed to its final state), and the peak resident
  * memory of the service with its PDF worker processes while it ran: the service's own VmHWM
  * (reset first: `clear_refs` 5), and the sum over the service and its children sampled every
- * 20 ms (a worker killed at its limit takes its own VmHWM with it).
+ * 20 ms (a worker killed at its limit takes its own VmHWM with it). The polling and the sampling
+ * run in a process of their own (health-watch.mjs), apart from the one sending the document.
  */
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { sampleTreePeak, treeRssMiB } from './process-memory.mjs';
+import { join } from 'node:path';
+import { treeRssMiB } from './process-memory.mjs';
 import type { ServiceProcess } from './service-process';
 
 export interface ProbeResult {
@@ -40,6 +43,31 @@ async function timedHealth(url: string): Promise<number | null> {
   }
 }
 
+/** health-watch.mjs started on the service; `stop` closes its stdin and reads its one JSON line. */
+function startWatch(url: string, pid: number): { ready: Promise<void>; stop(): Promise<{ latencies: (number | null)[]; peak: number }> } {
+  const child = spawn(process.execPath, [join(__dirname, 'health-watch.mjs'), url, String(pid)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  let readyNow: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (readyNow = resolve));
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+    if (out.startsWith('ready\n')) readyNow();
+  });
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  return {
+    ready,
+    async stop() {
+      child.stdin!.end();
+      await exited;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (!line) throw new Error(`health-watch.mjs printed no result: ${out.slice(0, 200)}`);
+      const parsed = JSON.parse(line) as { latencies: (number | null)[]; peak: number | null };
+      // JSON has no NaN: the peak of a service that ended comes back null.
+      return { latencies: parsed.latencies, peak: parsed.peak ?? Number.NaN };
+    },
+  };
+}
+
 /**
  * Runs `send` (the hostile request) while /health is polled. A 202 answer is followed through
  * `GET /v1/results/{id}` (`call` carries the application key) until it leaves PENDING.
@@ -54,21 +82,14 @@ export async function probe(
   // Linux ≥ 4.0: writing 5 resets the peak resident set size (VmHWM) to the current one.
   writeFileSync(`/proc/${pid}/clear_refs`, '5');
   const rssBeforeMb = treeRssMiB(pid);
-  const latencies: (number | null)[] = [];
-  let polling = true;
-  const sampler = sampleTreePeak(pid);
-  const poller = (async () => {
-    while (polling) {
-      const started = performance.now();
-      latencies.push(await timedHealth(service.url));
-      await new Promise((r) => setTimeout(r, Math.max(0, 100 - (performance.now() - started))));
-    }
-  })();
+  const watch = startWatch(service.url, pid);
+  await watch.ready;
   const t0 = performance.now();
   let status = 0;
   let body: Record<string, unknown> = {};
   let final: Record<string, unknown> | null = null;
   let peak = Number.NaN;
+  let latencies: (number | null)[] = [];
   try {
     const res = await send();
     status = res.status;
@@ -84,9 +105,7 @@ export async function probe(
       }
     }
   } finally {
-    polling = false;
-    peak = sampler.stop();
-    await poller;
+    ({ latencies, peak } = await watch.stop());
   }
   const answeredMs = performance.now() - t0;
   const alive = service.child.exitCode === null && service.child.signalCode === null && (await timedHealth(service.url)) !== null;
