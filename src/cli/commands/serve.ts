@@ -73,7 +73,7 @@ function demoCredentialExports(ctx: AppContext): [string, string][] {
 
 /**
  * Unpaired and not --demo: every signing request would get 409 (issue 19: it started silently).
- * Said before it listens, with the ways to pair; the service still starts (pairing while it runs
+ * Said before the "listening on" line, with the ways to pair; the service still starts (pairing while it runs
  * is picked up: `init` in another terminal).
  */
 function unpairedNotice(ctx: AppContext): void {
@@ -95,13 +95,14 @@ export const serveCommand = defineCommand({
     // Before anything reads or rewrites the journal: one service per config dir (instance-lock.ts).
     const lock = await acquireInstanceLock(ctx.paths.home);
     ctx.trustAnchors(); // an unreadable --trust file stops the start, not the first verification
-    if (!args.demo) unpairedNotice(ctx);
     // Listen first: a busy port fails before any demo key is created (issue 11), in one line naming
     // the port and the option to change it (issue 9).
     const service = await startService(ctx).catch((error: unknown) => {
       throw describeListenError(error, ctx.config);
     });
     if (args.demo) await prepareDemo(ctx, service.url);
+    // After the checks that refuse a start (one line each), before the "listening on" line.
+    else unpairedNotice(ctx);
     // Where this dir's service listens, for `status` and the commands that call it (service-file.ts).
     writeServeFile(ctx.paths.home, { pid: process.pid, url: service.url, started_at: ctx.now().toISOString() });
     ctx.log.info(`localsign listening on ${service.url} (config dir ${ctx.paths.home})`);

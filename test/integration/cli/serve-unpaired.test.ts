@@ -16,7 +16,7 @@ describe('serve on an unpaired config dir', () => {
     tmp.cleanup();
   });
 
-  it('prints how to pair before it listens, and takes up a pairing made while it runs', async () => {
+  it('prints how to pair before its "listening on" line, and takes up a pairing made while it runs', async () => {
     service = await startServiceProcess({ home: tmp.home });
     const out = service.output();
     const notice = out.indexOf(`this config dir (${tmp.home}) is not paired: signing requests get 409 until it is.`);
