@@ -90,13 +90,15 @@ describe('hostile streams and strings elsewhere', () => {
   });
 
   it('a 50 MB /Contents: the signature reported unreadable (3.75 GB for 100 MB before)', () => {
-    const report = quickly(() => validatePdf(hugeSignatureContents(50), options));
+    const pdf = hugeSignatureContents(50); // made before the clock starts: only the engine is timed
+    const report = quickly(() => validatePdf(pdf, options));
     expect(report.signatures).toHaveLength(1);
     expect(report.signatures[0]!.problems[0]).toMatch(/^the signature is not a readable CMS SignedData: /);
   });
 
   it('a 100 MB /Contents: the document is refused (over the 64 MiB a string may hold), never reported without its signature', () => {
-    const e = quickly(() => refusal(() => validatePdf(hugeSignatureContents(100), options)));
+    const pdf = hugeSignatureContents(100);
+    const e = quickly(() => refusal(() => validatePdf(pdf, options)));
     expect(e).toBeInstanceOf(TooComplexError);
     expect(e.message).toMatch(/^document too complex: a hex string of 104857600 bytes/);
   });
@@ -112,7 +114,8 @@ describe('hostile streams and strings elsewhere', () => {
   });
 
   it('a CMS whose contentType OID is 400 KB: reported in milliseconds (66 s before)', () => {
-    const report = quickly(() => validatePdf(cmsWithHugeOid(400), options));
+    const pdf = cmsWithHugeOid(400);
+    const report = quickly(() => validatePdf(pdf, options));
     expect(report.signatures[0]!.problems[0]).toBe('the signature is not a readable CMS SignedData: an OBJECT IDENTIFIER of 409600 content octets is over the 64 read');
   });
 
@@ -139,7 +142,8 @@ describe('hostile streams and strings elsewhere', () => {
 
 describe('many fields and many signatures', () => {
   it('2,000 fields sharing one signature dictionary: validated once, every field named (31 s before)', () => {
-    const report = quickly(() => validatePdf(manyFieldsOneSignature(2000), options));
+    const pdf = manyFieldsOneSignature(2000);
+    const report = quickly(() => validatePdf(pdf, options));
     expect(report.signatures).toHaveLength(1);
     const [sig] = report.signatures;
     expect(sig).toMatchObject({ fieldName: 'OtherTool', digestValid: true, subFilter: 'adbe.pkcs7.detached' });
@@ -156,7 +160,8 @@ describe('many fields and many signatures', () => {
   });
 
   it(`${MAX_SIGNATURES} signature dictionaries are validated; one more is refused naming the limit`, () => {
-    const at = quickly(() => validatePdf(manySignatureDictionaries(MAX_SIGNATURES - 1), options));
+    const pdf = manySignatureDictionaries(MAX_SIGNATURES - 1);
+    const at = quickly(() => validatePdf(pdf, options));
     expect(at.signatures).toHaveLength(MAX_SIGNATURES);
     expect(at.signatures.every((s) => s.digestValid)).toBe(true);
     expect(refusal(() => validatePdf(manySignatureDictionaries(MAX_SIGNATURES), options)).message).toBe(
