@@ -85,6 +85,15 @@ export function printData(json: boolean, data: unknown, human: () => string): vo
   process.stdout.write(json ? escapeJsonText(JSON.stringify(data, null, 2)) + '\n' : human() + '\n');
 }
 
+/**
+ * Warnings of a result (a stamp moved, a stamp line cut to fit, issue 19), one line each on stderr
+ * whatever the output: the signed PDF may be on stdout (`-o -`) and --json's data too. A warning
+ * can quote a signer's name: escaped like the logs, it cannot move the cursor.
+ */
+export function printWarnings(warnings: readonly string[], stderr: NodeJS.WritableStream = process.stderr): void {
+  for (const w of warnings) stderr.write(`warning: ${escapeControls(w)}\n`);
+}
+
 /** Every occurrence of a repeatable string flag (`--credential A --credential B`). */
 export function repeatedFlag(rawArgs: string[], name: string): string[] {
   const out: string[] = [];

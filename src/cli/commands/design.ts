@@ -11,7 +11,7 @@ import { decodeStampPng } from '../../pades/stamp';
 import { addDesign, applyDesignsToCache, parseOperatorDesign, removeDesign } from '../../platform/embedded-designs';
 import { formatStampDate, resolveStamp } from '../../signing/stamp-values';
 import type { CachedDesign } from '../../store/catalog-types';
-import { printData, repeatedFlag, UsageError } from '../output';
+import { printData, printWarnings, repeatedFlag, UsageError } from '../output';
 import { assertOutputFolder, writeOutputFile } from '../output-file';
 import { commonArgs, openExistingContext } from '../settings';
 import { osErrorInWords } from '../../domain/os-errors';
@@ -177,7 +177,7 @@ export const designPreviewCommand = defineCommand({
     const sample: Record<string, string> = { signer_name: '<signer_name>', reason: '<reason>', location: '<location>' };
     for (const v of design.variables) sample[v.name] = `<${v.name}>`;
     const stamp = resolveStamp(design, { ...sample, ...values, date: formatStampDate(new Date()) });
-    const pdf = await renderDesignPreview(stamp, `localsign design preview: ${design.name} (${design.design_key}), page ${String(design.stamp.page)}, x ${design.stamp.x} y ${design.stamp.y}`);
+    const { pdf, warnings } = await renderDesignPreview(stamp, `localsign design preview: ${design.name} (${design.design_key}), page ${String(design.stamp.page)}, x ${design.stamp.x} y ${design.stamp.y}`);
     let written = out;
     if (/\.png$/i.test(out)) {
       const png = pdfToPng(pdf);
@@ -187,7 +187,9 @@ export const designPreviewCommand = defineCommand({
         writeOutputFile(written, pdf);
       }
     } else writeOutputFile(out, pdf);
-    printData(Boolean(args.json), { design_key: design.design_key, out: written, format: written.toLowerCase().endsWith('.png') ? 'png' : 'pdf' }, () =>
+    // What a signature with these values would be warned of (a line cut with "…"), as `sign pdf` prints it.
+    printWarnings(warnings);
+    printData(Boolean(args.json), { design_key: design.design_key, out: written, format: written.toLowerCase().endsWith('.png') ? 'png' : 'pdf', warnings }, () =>
       written === out ? `Wrote ${written}` : `pdftoppm (poppler-utils) is not installed: wrote the preview as ${written} instead`,
     );
   },

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { defineCommand } from 'citty';
 import type { ErrorResult } from '../../../clients/typescript/src/index';
-import { escapeControls } from '../../log/escape';
-import { CommandError, EXIT_FAILURE, EXIT_SIGNING_FAILED, EXIT_TIMEOUT, printData, repeatedFlag, UsageError } from '../output';
+import { CommandError, EXIT_FAILURE, EXIT_SIGNING_FAILED, EXIT_TIMEOUT, printData, printWarnings, repeatedFlag, UsageError } from '../output';
 import { assertOutputFolder, writeOutputFile } from '../output-file';
 import { startProgress } from '../progress';
 import { serviceArgs, serviceClient } from '../service-client';
@@ -43,15 +42,6 @@ async function waitForFinal<R extends { status: string }>(wait: () => Promise<R 
     throw new CommandError(`signing failed: ${result.error} (${requestId}, ${result.error_id}; details: \`localsign report ${requestId}\`)`, EXIT_SIGNING_FAILED);
   }
   return result;
-}
-
-/**
- * The result's warnings (a stamp moved, a stamp line cut to fit, issue 19), one line each on
- * stderr whatever the output: the signed PDF may be on stdout (`-o -`) and --json's data too.
- * A warning can quote a signer's name: escaped like the logs, it cannot move the cursor.
- */
-function printWarnings(warnings: string[]): void {
-  for (const w of warnings) process.stderr.write(`warning: ${escapeControls(w)}\n`);
 }
 
 /** `--var name=value`, repeatable. */

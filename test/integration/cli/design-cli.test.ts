@@ -128,6 +128,21 @@ describe('stamp designs on the embedded platform', () => {
     expect(execFileSync('pdftotext', [join(home, 'preview.pdf'), '-']).toString('utf8')).toContain('Invoice <invoice> approved');
   });
 
+  it('design:preview says which line a long value would cut (issue 19), on stderr and in --json', async () => {
+    const pdf = join(home, 'long.pdf');
+    const long = 'X'.repeat(1000);
+    const r = await runCliAsync(['design:preview', designKey, '-o', pdf, '--var', `invoice=${long}`], { home });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^warning: stamp line \d+ was shortened to fit the stamp's width at 6 pt: .*"…"/m);
+    const json = parseJson<{ warnings: string[] }>(await runCliAsync(['design:preview', designKey, '-o', pdf, '--var', `invoice=${long}`, '--json'], { home }));
+    expect(json.warnings).toHaveLength(1);
+    expect(json.warnings[0]).toMatch(/^stamp line \d+ was shortened/);
+    // A value that fits: no warning.
+    const short = await runCliAsync(['design:preview', designKey, '-o', pdf, '--var', 'invoice=INV-7', '--json'], { home });
+    expect(short.stderr).toBe('');
+    expect(parseJson<{ warnings: string[] }>(short).warnings).toEqual([]);
+  });
+
   it('design:remove: refused for the default without --force; gone from the service after', async () => {
     const list = parseJson<{ default_design_key: string; designs: { design_key: string }[] }>(runCli(['design:list', '--json'], { home }));
     expect(expectOneLineFailure(runCli(['design:remove', list.default_design_key], { home }))).toMatch(/is the credentials' default: without it, signatures with no design_key are invisible; --force removes it anyway/);
