@@ -115,15 +115,15 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /**
  * A pdf_base64 too large to be worth a JavaScript string: the bytes of its JSON string, known to
  * hold base64 alphabet characters only (so also no JSON escape and no control character: the bytes
- * are the string), and their decoding when they are canonical base64 (`canonical`, else null).
- * Checked and decoded a chunk at a time; a string of the whole text (140 MB for a 100 MB document)
- * is never made.
+ * are the string). Checked at parse (`of`), decoded when the document is wanted (`decodePdfField`,
+ * after the request's other checks), both a chunk at a time; a string of the whole text (140 MB
+ * for a 100 MB document) is never made.
  */
 export class Base64Bytes {
-  private constructor(
-    readonly bytes: Uint8Array,
-    readonly canonical: Uint8Array | null,
-  ) {}
+  /** The decoding when the bytes are canonical base64 (else null); undefined until `decode`. */
+  private decoded: Uint8Array | null | undefined;
+
+  private constructor(readonly bytes: Uint8Array) {}
 
   /** `bytes` as Base64Bytes when every one is in the base64 alphabet (or '='), else null. */
   static async of(bytes: Uint8Array): Promise<Base64Bytes | null> {
@@ -132,7 +132,18 @@ export class Base64Bytes {
       if (NOT_CANONICAL.test(text)) return null;
       await nextTurn();
     }
-    return new Base64Bytes(bytes, await decodeCanonicalBytes(bytes));
+    return new Base64Bytes(bytes);
+  }
+
+  /** Decodes the canonical form once, between turns of the event loop; `canonical` reads it. */
+  async decode(): Promise<this> {
+    if (this.decoded === undefined) this.decoded = await decodeCanonicalBytes(this.bytes);
+    return this;
+  }
+
+  get canonical(): Uint8Array | null {
+    if (this.decoded === undefined) throw new Error('Base64Bytes.decode() must run before canonical is read');
+    return this.decoded;
   }
 }
 
@@ -269,6 +280,11 @@ function checkPadding(data: number, pad: number): boolean | string {
   const expected = rem === 0 ? 0 : 4 - rem;
   if (pad > expected) return `pdf_base64 ends with ${pad} "=" after ${data} base64 characters where ${expected} belong`;
   return pad < expected;
+}
+
+/** The request field as the routes have it: a large field (Base64Bytes) decoded first, then decodePdfBase64. */
+export async function decodePdfField(field: unknown): Promise<{ pdf: Uint8Array; repairs: Base64Repair[] }> {
+  return decodePdfBase64(field instanceof Base64Bytes ? await field.decode() : field);
 }
 
 /**

@@ -35,7 +35,7 @@ export interface PadesSignInput {
    * with its tolerance rules, or the raw bytes of the `application/pdf` transport; `repairs` names
    * what the tolerance rules repaired.
    */
-  pdf: () => { pdf: Uint8Array; repairs: readonly string[] };
+  pdf: () => { pdf: Uint8Array; repairs: readonly string[] } | Promise<{ pdf: Uint8Array; repairs: readonly string[] }>;
   credentialKey: string;
   /** null: the credential's default design. */
   designKey: string | null;
@@ -161,7 +161,7 @@ async function acceptPadesRequest(deps: AcceptDeps, input: PadesSignInput, calle
   const credential = findCredential(cache, input.credentialKey, 'pades');
   checkChipPin(credential, input.chipPin);
   const design = resolveDesign(cache, credential, input);
-  const { pdf, repairs } = input.pdf();
+  const { pdf, repairs } = await input.pdf();
   // The stamp's place found here is carried to prepare (issue 18: the page's content walked once).
   const { placement } = await deps.documentWork.checkForSigning(pdf, design ? stampSpecOf(design.stamp) : null, input.certify);
   const level = input.level ?? deps.pades.defaultLevel;

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { decodePdfBase64 } from '../base64-repair';
+import { decodePdfField } from '../base64-repair';
 import { requirePdfHeader } from '../../signing/validation';
 import type { AppContext } from '../../context';
 import { InvalidInputError } from '../../domain/errors';
@@ -56,7 +56,7 @@ export function postPadesSign(ctx: AppContext) {
     } else {
       const b = parseBody(await readJsonObject(c, ctx.config.maxBodyBytes, 'pdf_base64'), PADES_SIGN_BODY);
       const field = b.pdf_base64;
-      input = { ...fieldsOf(b), chipPin: b.chip_pin, pdf: () => decodePdfBase64(field) };
+      input = { ...fieldsOf(b), chipPin: b.chip_pin, pdf: () => decodePdfField(field) };
     }
     const entry = await acceptPades(ctx.accepting(), input, c.get('wrapper'));
     return c.json({ request_id: entry.request_id, status: entry.status }, 202);

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { AppContext } from '../../context';
-import { decodePdfBase64 } from '../base64-repair';
+import { decodePdfField } from '../base64-repair';
 import { verifyPdf } from '../../signing/validation';
 import { readJsonObject } from '../middleware/read-body';
 import type { ApiEnv } from '../types';
@@ -11,13 +11,13 @@ import { PADES_VERIFY_BODY, parseBody } from '../request-schemas';
  * tolerance rules, answered `200 {valid, signatures: […], problems: […]}`. A report: the document
  * is never stored. It is read in a PDF worker (issue 15). A PDF that cannot be fully read (damaged
  * cross-reference data, or no reading at all) is a `200` report naming why in `problems`; input
- * that is not a PDF is a `422` from decodePdfBase64, and so is a document over a per-document
+ * that is not a PDF is a `422` from decodePdfField, and so is a document over a per-document
  * limit (CONTRACT; issue 17).
  */
 export function postPadesVerify(ctx: AppContext) {
   return async (c: Context<ApiEnv>) => {
     const b = parseBody(await readJsonObject(c, ctx.config.maxBodyBytes, 'pdf_base64'), PADES_VERIFY_BODY);
-    const { pdf } = decodePdfBase64(b.pdf_base64);
+    const { pdf } = await decodePdfField(b.pdf_base64);
     return c.json(await verifyPdf(ctx.documentWork, pdf, ctx.trustAnchors(), ctx.now()), 200);
   };
 }

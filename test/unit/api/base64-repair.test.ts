@@ -270,7 +270,7 @@ describe('canonical base64 (the fast path)', () => {
   it('decodes the bytes of a large JSON string chunk by chunk, as the text would be; anything else as text', async () => {
     const bytes = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(9 * 1024 * 1024 + 7, 0xa5)]); // several 1 MiB chunks
     const b64 = bytes.toString('base64');
-    const r = decodePdfBase64((await Base64Bytes.of(Buffer.from(b64, 'latin1')))!);
+    const r = decodePdfBase64(await (await Base64Bytes.of(Buffer.from(b64, 'latin1')))!.decode());
     expect(r.repairs).toEqual([]);
     expect(Buffer.from(r.pdf).equals(bytes)).toBe(true);
     // Unpadded, encoded twice, or no PDF: the same answers as for the text.
@@ -284,7 +284,7 @@ describe('canonical base64 (the fast path)', () => {
         viaText = (e as Error).message;
       }
       try {
-        viaBytes = decodePdfBase64((await Base64Bytes.of(Buffer.from(text, 'latin1')))!);
+        viaBytes = decodePdfBase64(await (await Base64Bytes.of(Buffer.from(text, 'latin1')))!.decode());
       } catch (e) {
         viaBytes = (e as Error).message;
       }
@@ -306,9 +306,12 @@ describe('canonical base64 (the fast path)', () => {
     const b64 = Buffer.from(Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(24 * 1024 * 1024, 0x5a)]).toString('base64'), 'latin1');
     let turns = 0;
     const timer = setInterval(() => (turns += 1), 0);
-    const field = await Base64Bytes.of(b64);
+    const checked = (await Base64Bytes.of(b64))!;
+    // Checked at parse, decoded only when the document is wanted (after the request's other checks).
+    expect(() => checked.canonical).toThrow(/decode\(\) must run/);
+    const field = await checked.decode();
     clearInterval(timer);
-    expect(field?.canonical?.length).toBe(24 * 1024 * 1024 + 9);
+    expect(field.canonical?.length).toBe(24 * 1024 * 1024 + 9);
     // 32 chunks checked and 32 decoded: timers ran between them, not once at the end.
     expect(turns).toBeGreaterThan(20);
   });
