@@ -42,7 +42,7 @@ export function idleTick(state: IdleCollectorState, cpuNow: number, limits: Idle
  * contexts made after it, so a new context's `gc` is the function (the process's own global is
  * left alone). Null where the runtime refuses, and then nothing is collected on idle.
  */
-function fullCollection(): (() => void) | null {
+export function fullCollection(): (() => void) | null {
   try {
     setFlagsFromString('--expose-gc');
     const gc: unknown = runInNewContext('gc');
@@ -57,15 +57,19 @@ const cpuMicros = () => {
   return u.user + u.system;
 };
 
-/** Starts the idle collector (an unref'd timer); `stop` ends it. */
+/**
+ * Starts the idle collector (an unref'd timer); `stop` ends it. The collection function is made
+ * at the first collection, off the way to the first /health.
+ */
 export function startIdleCollector(): { stop(): void } {
-  const gc = fullCollection();
-  if (!gc) return { stop: () => undefined };
+  let gc: (() => void) | null | undefined;
   let state: IdleCollectorState = { workSinceCollect: 0, lastCpu: cpuMicros() };
   const timer = setInterval(() => {
     const { collect, next } = idleTick(state, cpuMicros());
     state = next;
     if (!collect) return;
+    if (gc === undefined) gc = fullCollection();
+    if (!gc) return clearInterval(timer);
     gc();
     // The collection's own CPU is not new work.
     state = { ...state, lastCpu: cpuMicros() };
