@@ -9,20 +9,10 @@
  * node health-watch.mjs URL PID
  */
 import { sampleTreePeak } from './process-memory.mjs';
+import { timedHealth } from './timed-health.mjs';
 
 const [url, pidText] = process.argv.slice(2);
 const pid = Number(pidText);
-
-async function timedHealth() {
-  const t0 = performance.now();
-  try {
-    const res = await fetch(`${url}/health`, { headers: { connection: 'close' }, signal: AbortSignal.timeout(5_000) });
-    await res.arrayBuffer();
-    return res.ok ? performance.now() - t0 : null;
-  } catch {
-    return null;
-  }
-}
 
 const latencies = [];
 const sampler = sampleTreePeak(pid);
@@ -32,7 +22,7 @@ process.stdin.on('end', () => (polling = false));
 process.stdout.write('ready\n');
 while (polling) {
   const started = performance.now();
-  latencies.push(await timedHealth());
+  latencies.push(await timedHealth(url));
   await new Promise((r) => setTimeout(r, Math.max(0, 100 - (performance.now() - started))));
 }
 process.stdout.write(`${JSON.stringify({ latencies, peak: sampler.stop() })}\n`);

@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { treeRssMiB } from './process-memory.mjs';
+import { timedHealth } from './timed-health.mjs';
 import type { ServiceProcess } from './service-process';
 
 export interface ProbeResult {
@@ -30,17 +31,6 @@ export interface ProbeResult {
   peakMb: number;
   /** The service process is still running and answers /health afterwards. */
   alive: boolean;
-}
-
-async function timedHealth(url: string): Promise<number | null> {
-  const t0 = performance.now();
-  try {
-    const res = await fetch(`${url}/health`, { headers: { connection: 'close' }, signal: AbortSignal.timeout(5_000) });
-    await res.arrayBuffer();
-    return res.ok ? performance.now() - t0 : null;
-  } catch {
-    return null;
-  }
 }
 
 /** health-watch.mjs started on the service; `stop` closes its stdin and reads its one JSON line. */

@@ -1,0 +1,1 @@
+export function timedHealth(url: string): Promise<number | null>;
