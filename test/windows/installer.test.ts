@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leavePendingCopy } from '../helpers/pending-request';
 import { authed, waitForResult } from '../helpers/service-process';
-import { assertWine, createPrefix, freePort, runWine, type WinePrefix } from './wine';
+import { assertWine, createPrefix, DATA, ENV_KEY, freePort, INSTDIR, runWine, type WinePrefix, until } from './wine';
 
 /**
  * Issue 9, the Windows installer under wine 8 (prefix set to Windows 10, output to files): the
@@ -20,21 +20,8 @@ import { assertWine, createPrefix, freePort, runWine, type WinePrefix } from './
  * the signature with osslsigncode instead).
  */
 const ROOT = resolve(__dirname, '../..');
-const INSTDIR = 'C:\\Program Files\\localsign';
-const DATA = 'C:\\ProgramData\\localsign';
 const UNINST_KEY = 'HKLM\\Software\\Microsoft\\Windows\\CurrentVersion\\Uninstall\\localsign';
 const CODE = `enrol-${randomBytes(12).toString('hex')}`;
-const ENV_KEY = 'HKLM\\System\\CurrentControlSet\\Control\\Session Manager\\Environment';
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 describe('Windows installer under wine (NSIS, silent, service via shawl)', () => {
   let wine: WinePrefix;

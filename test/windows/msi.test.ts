@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { windowsBinPath } from '../../src/install/windows-service';
 import { authed } from '../helpers/service-process';
-import { assertWine, createPrefix, freePort, runWine, type WinePrefix } from './wine';
+import { assertWine, createPrefix, DATA, ENV_KEY, freePort, INSTDIR, runWine, type WinePrefix, until } from './wine';
 
 /**
  * Issue 19, the MSI under wine 8 (prefix set to Windows 10): built by build/installers.mjs with
@@ -24,20 +24,7 @@ import { assertWine, createPrefix, freePort, runWine, type WinePrefix } from './
  * test runs msiexec without a log and checks the code is in no file and no output.
  */
 const ROOT = resolve(__dirname, '../..');
-const INSTDIR = 'C:\\Program Files\\localsign';
-const DATA = 'C:\\ProgramData\\localsign';
 const CODE = `enrol-${randomBytes(12).toString('hex')}`;
-const ENV_KEY = 'HKLM\\System\\CurrentControlSet\\Control\\Session Manager\\Environment';
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 /** CommandLineToArgvW for what these command lines hold: spaces outside quotes split, quotes go. */
 function argv(line: string): string[] {

@@ -106,3 +106,19 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+/** Where both Windows installers put the program and its data, and the system environment's key (PATH). */
+export const INSTDIR = 'C:\\Program Files\\localsign';
+export const DATA = 'C:\\ProgramData\\localsign';
+export const ENV_KEY = 'HKLM\\System\\CurrentControlSet\\Control\\Session Manager\\Environment';
+
+/** `probe` until it gives a value, every 250 ms, failing after `timeoutMs` with `what`. */
+export async function until<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
