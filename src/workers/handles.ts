@@ -26,6 +26,8 @@ export const PDF_WORKER_RETIRE_ABOVE_MB = 192;
 export type WorkerGone = { limit: 'memory' } | { message: string; cause?: unknown };
 
 export interface WorkerEvents {
+  /** The worker listens: tasks posted before now were held for it, and start now. */
+  ready(): void;
   message(message: unknown): void;
   gone(reason: WorkerGone): void;
 }
@@ -46,6 +48,7 @@ export function threadStarter(entry: NonNullable<WorkerEntry>, role: string): St
   return (events) => {
     const workerData = { role };
     const worker = entry.kind === 'file' ? new Worker(entry.path, { workerData }) : new Worker(entry.code, { eval: true, workerData });
+    worker.on('online', () => events.ready());
     worker.on('message', (m) => events.message(m));
     worker.on('error', (error: Error) => events.gone({ message: error.message.split('\n')[0]!.slice(0, 200), cause: error }));
     worker.on('exit', (code) => events.gone({ message: `exit code ${code}` }));
@@ -92,6 +95,7 @@ export function processStarter(entry: ProcessEntry, heapMb: number): StartWorker
       if (waiting && typeof m === 'object' && m !== null && (m as { ready?: unknown }).ready === 'localsign-worker') {
         for (const task of waiting) child.send(task as never);
         waiting = null;
+        events.ready();
         return;
       }
       events.message(m);

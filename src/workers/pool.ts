@@ -10,8 +10,13 @@ import type { StartWorker, WorkerGone, WorkerHandle } from './handles';
  * tasks notice.
  */
 export interface PoolLimits {
-  /** Wall-clock time one task may run, from the moment its worker starts it. */
+  /**
+   * Wall-clock time one task may run, from the moment its worker starts it: a fresh worker's own
+   * start-up (a process spawning, slow on a loaded machine) is not the document's time.
+   */
   deadlineMs: number;
+  /** How long a fresh worker may take to say it listens; WORKER_START_LIMIT_MS unless set. */
+  startMs?: number;
   /** The error a task over a limit fails with. */
   overLimit: (limit: 'time' | 'memory') => LocalsignError;
 }
@@ -45,8 +50,10 @@ interface Slot<T, R> {
   inFlight: Job<T, R>[];
   /** Ends an idle worker (see idleMs); cleared when it gets work. */
   idle: NodeJS.Timeout | null;
-  /** Ends the worker whose oldest task has run past the deadline. */
+  /** Ends the worker whose oldest task has run past the deadline, or that did not start in time. */
   deadline: NodeJS.Timeout | null;
+  /** The worker has said it listens (WorkerEvents.ready); until then its tasks wait, unrun. */
+  ready: boolean;
   /** Being ended on purpose (idle, over a limit, the pool closing): its exit is not a fault. */
   retiring: boolean;
   /** Tasks posted to this worker so far. */
@@ -64,6 +71,11 @@ const PIPELINE_DEPTH = 4;
  * worker with nothing to do for this long ends, and the next task starts one again.
  */
 const DEFAULT_IDLE_MS = 30_000;
+/**
+ * A worker that has not said it listens after this long is ended, and its tasks fail with an
+ * error that names the worker, not the document: a start that hangs is the machine's fault.
+ */
+export const WORKER_START_LIMIT_MS = 30_000;
 
 /**
  * Workers (threads or processes, handles.ts) started on first use, up to `workers`, ended when
@@ -87,8 +99,12 @@ export class WorkerPool<T, R> {
   }
 
   private spawn(start: StartWorker): Slot<T, R> {
-    const slot = { inFlight: [], idle: null, deadline: null, retiring: false, posted: 0 } as unknown as Slot<T, R>;
+    const slot = { inFlight: [], idle: null, deadline: null, ready: false, retiring: false, posted: 0 } as unknown as Slot<T, R>;
     slot.worker = start({
+      ready: () => {
+        slot.ready = true;
+        this.armDeadline(slot);
+      },
       message: (msg) => this.answered(slot, msg as WorkerAnswer<R>),
       gone: (reason) => this.lost(slot, reason),
     });
@@ -153,13 +169,25 @@ export class WorkerPool<T, R> {
     slot.worker.terminate();
   }
 
-  /** The deadline of the task the worker runs now: its oldest one, started when the previous answered. */
+  /**
+   * The deadline of the task the worker runs now: its oldest one, started when the previous
+   * answered or, on a fresh worker, when the worker said it listens. Before that, the start limit.
+   */
   private armDeadline(slot: Slot<T, R>): void {
     const limits = this.options.limits;
     if (slot.deadline) clearTimeout(slot.deadline);
     slot.deadline = null;
     const running = slot.inFlight[0];
     if (!limits || !running) return;
+    if (!slot.ready) {
+      const startMs = limits.startMs ?? WORKER_START_LIMIT_MS;
+      slot.deadline = setTimeout(() => {
+        if (slot.ready || !slot.inFlight.length) return;
+        this.endSlot(slot, new LocalsignError('internal', `the ${this.options.name} did not start within ${startMs / 1000} s; try again`, { type: 'signing' }));
+      }, startMs);
+      slot.deadline.unref();
+      return;
+    }
     slot.deadline = setTimeout(() => {
       if (slot.inFlight[0] !== running) return;
       this.endSlot(slot, limits.overLimit('time'));

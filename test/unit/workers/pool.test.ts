@@ -86,11 +86,15 @@ describe('WorkerPool over worker processes, with limits', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'localsign-pool-'));
     writeFileSync(join(dir, 'worker.cjs'), PROCESS_WORKER);
+    // Start-up slower than the deadline (a loaded machine spawning node): 1 s busy before READY.
+    writeFileSync(join(dir, 'slow-start.cjs'), `const until = Date.now() + 1000; while (Date.now() < until) {}\n${PROCESS_WORKER}`);
+    // A worker that never says it listens.
+    writeFileSync(join(dir, 'mute.cjs'), `process.on('disconnect', () => process.exit(0)); setInterval(() => {}, 1000);`);
   });
   afterEach(async () => pool?.close());
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const make = (o: { limits?: PoolLimits; depth?: number } = {}) =>
-    (pool = new WorkerPool<Task, unknown>({ name: 'test worker', workers: 1, start: processStarter({ command: process.execPath, args: [join(dir, 'worker.cjs')] }, 64), inline, limits: o.limits ?? LIMITS, depth: o.depth }));
+  const make = (o: { limits?: PoolLimits; depth?: number; file?: string } = {}) =>
+    (pool = new WorkerPool<Task, unknown>({ name: 'test worker', workers: 1, start: processStarter({ command: process.execPath, args: [join(dir, o.file ?? 'worker.cjs')] }, 64), inline, limits: o.limits ?? LIMITS, depth: o.depth }));
 
   it('ends a task over its deadline with the limit error, and the next task runs in a new worker', async () => {
     const p = make({ limits: LIMITS });
@@ -141,6 +145,23 @@ describe('WorkerPool over worker processes, with limits', () => {
     const next = (await p.run({ op: 'echo', n: 6 })) as { pid: number };
     expect(next.pid).not.toBe(fat.pid);
     expect(p.size).toBe(1);
+  });
+
+  it('counts the deadline from the moment the worker listens: a start slower than the deadline is not the task\'s time', async () => {
+    const p = make({ file: 'slow-start.cjs' });
+    const t0 = performance.now();
+    await expect(p.run({ op: 'echo', n: 7 })).resolves.toMatchObject({ n: 7 });
+    expect(performance.now() - t0).toBeGreaterThan(LIMITS.deadlineMs);
+    // Once it listens, the deadline holds as before.
+    await expect(p.run({ op: 'spin' })).rejects.toThrow('document too complex: over the time limit');
+  });
+
+  it('a worker that never says it listens fails its task after the start limit, naming the worker, not the document', async () => {
+    const p = make({ file: 'mute.cjs', limits: { ...LIMITS, startMs: 800 } });
+    const error = await p.run({ op: 'echo', n: 8 }).catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(DocumentLimitError);
+    expect((error as Error).message).toBe('the test worker did not start within 0.8 s; try again');
+    expect(p.size).toBe(0);
   });
 
   it('a process that exits fails its task with the exit code, and the next task starts another', async () => {
