@@ -12,7 +12,7 @@ import { finishPades } from '../../src/pades/sign/finish';
 import { preparePades } from '../../src/pades/sign/prepare';
 import { verifyPades } from '../../src/pades/sign/verify';
 import { ecdsaRawToDer } from '../../src/pades/cms/cms';
-import { signatureContentsAt } from '../../src/pades/sign/dss';
+import { signatureContentsAt } from '../../src/pades/cms';
 import { extendToLongTerm } from '../../src/signing/long-term';
 import { inlineDocumentWork } from '../helpers/document-work';
 import { fetchTimestampToken } from '../../src/signing/online/tsa-client';

@@ -119,8 +119,3 @@ export function addDss(pdf: Uint8Array, global: ValidationData, vri: VriEntry[])
   if (rewrites.length + created().length === 0) throw new SigningError('nothing to add to the DSS');
   return writeIncrementalUpdate(pdf, reader.xref, [...rewrites, ...created()]).bytes;
 }
-
-/** The /Contents string bytes of the signature whose hex digits start at `offset` (zero padding kept). */
-export function signatureContentsAt(pdf: Uint8Array, offset: number, hexLength: number): Uint8Array {
-  return new Uint8Array(Buffer.from(Buffer.from(pdf.subarray(offset, offset + hexLength)).toString('latin1'), 'hex'));
-}

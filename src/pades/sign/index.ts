@@ -1,5 +1,5 @@
 export { finishDocTimestamp, prepareDocTimestamp, type PreparedDocTimestamp } from './doc-timestamp';
-export { addDss, signatureContentsAt, vriKey, type ValidationData, type VriEntry } from './dss';
+export { addDss, vriKey, type ValidationData, type VriEntry } from './dss';
 export { finishPades } from './finish';
 export { preparePades } from './prepare';
 export { checkPdfForSigning, type SigningCheck } from './sign-check';

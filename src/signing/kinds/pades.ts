@@ -9,7 +9,7 @@ import type { RequestEntry } from '../../store/request-store';
 import { fetchTimestampToken } from '../online';
 import { extendToLongTerm } from '../long-term';
 import type { PadesLevel } from '../../domain/pades';
-import { signatureContentsAt } from '../../pades/sign';
+import { signatureContentsAt } from '../../pades/cms';
 import type { Job, JobDeps, JobRun } from '../job-types';
 import type { SignatureKind } from '../kind';
 import { chipPinOf } from '../chip-pin';
