@@ -4,6 +4,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'n
 import { createRequire } from 'node:module';
 import { relative, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { oneByteSource } from './one-byte-source.mjs';
 
 function gitCommit() {
   try {
@@ -91,6 +92,7 @@ for (const { entry, target, vendor } of targets) {
     legalComments: 'none',
     logLevel: 'warning',
   });
+  writeFileSync(outfile, oneByteSource(readFileSync(outfile, 'utf8'), target));
   chmodSync(outfile, 0o755);
   renameSync(outfile, target);
   console.log(`built ${target}`);
@@ -112,6 +114,7 @@ for (const { entry, target, vendor } of targets) {
     legalComments: 'none',
     logLevel: 'warning',
   });
+  writeFileSync(outfile, oneByteSource(readFileSync(outfile, 'utf8'), target));
   renameSync(outfile, target);
   console.log(`built ${target} (${[...vendored].sort().join(', ')})`);
 }
