@@ -161,7 +161,7 @@ export function respondError(ctx: AppContext, c: Context, error: unknown): Respo
   // (or another application) must not attach records to someone else's request.
   const wrapper = (c as Context<ApiEnv>).get('wrapper') as ApiEnv['Variables']['wrapper'] | undefined;
   const urlId = c.req.param('request_id');
-  const owned = wrapper && urlId && ctx.requests.store.get(urlId)?.wrapper_key === wrapper.key ? urlId : null;
+  const owned = wrapper && urlId && ctx.requests.store.get(urlId)?.wrapperKey === wrapper.key ? urlId : null;
   const rec = ctx.errors.record(error, {
     status,
     requestId: owned,

@@ -32,11 +32,11 @@ export async function recoverPending(o: {
   const failing: Promise<unknown>[] = [];
   for (const entry of o.store.pending()) {
     if (!mayResume(attemptsOf(entry))) {
-      const id = entry.request_id;
+      const id = entry.requestId;
       failing.push(o.registry.fail(id, new LocalsignError('internal', STOPPED_WHILE_SIGNING, { type: 'interrupted' })).then(() => entry.kind === 'pades' && o.workFiles?.remove(id)));
       failed += 1;
-    } else if (entry.kind === 'pades' && !o.hasWorkFile(entry.request_id)) {
-      failing.push(o.registry.fail(entry.request_id, new SigningError('the service restarted and the document of this request was not on disk; submit it again')));
+    } else if (entry.kind === 'pades' && !o.hasWorkFile(entry.requestId)) {
+      failing.push(o.registry.fail(entry.requestId, new SigningError('the service restarted and the document of this request was not on disk; submit it again')));
       failed += 1;
     } else {
       o.resume(entry);

@@ -47,13 +47,13 @@ export class RequestRegistry {
    */
   begin(o: NewRequest): { entry: RequestEntry; durable: Promise<void> } {
     const entry = {
-      request_id: o.id ?? newRequestId(),
+      requestId: o.id ?? newRequestId(),
       kind: o.kind,
       status: 'PENDING',
-      credential_key: o.credentialKey,
-      wrapper_key: o.wrapperKey,
-      created_at: this.now().toISOString(),
-      completed_at: null,
+      credentialKey: o.credentialKey,
+      wrapperKey: o.wrapperKey,
+      createdAt: this.now().toISOString(),
+      completedAt: null,
       params: o.params,
     } as RequestEntry;
     return { entry, durable: this.store.create(entry) };
@@ -119,14 +119,14 @@ export class RequestRegistry {
       // Audit first (CONTRACT Security: every signature has its audit record): a crash or a failed
       // write in between leaves the request PENDING, to be signed again, never DONE unaccounted for.
       await Promise.all([
-        this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapper_key, credential_key: entry.credential_key, kind: entry.kind, digest: digestHex, outcome: 'DONE' }),
+        this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapperKey, credential_key: entry.credentialKey, kind: entry.kind, digest: digestHex, outcome: 'DONE' }),
         persist?.(),
       ]);
       this.afterAudit?.();
       await this.store.markDone(id, at, result);
       // One line per request (issue 11: the foreground log showed only failures): who, what and
       // how long, never document bytes or digests.
-      this.log.info(`${id} ${entry.kind} credential=${entry.credential_key} DONE in ${Date.parse(at) - Date.parse(entry.created_at)} ms`);
+      this.log.info(`${id} ${entry.kind} credential=${entry.credentialKey} DONE in ${Date.parse(at) - Date.parse(entry.createdAt)} ms`);
     } finally {
       this.settling.delete(id);
       this.wake(id);
@@ -138,12 +138,12 @@ export class RequestRegistry {
     const entry = this.store.get(id);
     if (!entry || !canTransition(entry.status, 'ERROR') || this.settling.has(id)) return false;
     this.settling.add(id);
-    const rec = this.errors.record(error, { requestId: id, status: null, wrapperKey: entry.wrapper_key, context: { kind: entry.kind, credential_key: entry.credential_key } });
+    const rec = this.errors.record(error, { requestId: id, status: null, wrapperKey: entry.wrapperKey, context: { kind: entry.kind, credential_key: entry.credentialKey } });
     const at = this.now().toISOString();
-    this.log.error(`${id} ${entry.kind} credential=${entry.credential_key} ERROR in ${Date.parse(at) - Date.parse(entry.created_at)} ms: ${rec.short} (${rec.error_id})`);
+    this.log.error(`${id} ${entry.kind} credential=${entry.credentialKey} ERROR in ${Date.parse(at) - Date.parse(entry.createdAt)} ms: ${rec.short} (${rec.error_id})`);
     await Promise.all([
       this.store.markError(id, at, rec.short, rec.error_id),
-      this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapper_key, credential_key: entry.credential_key, kind: entry.kind, digest: digestHex, outcome: 'ERROR' }),
+      this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapperKey, credential_key: entry.credentialKey, kind: entry.kind, digest: digestHex, outcome: 'ERROR' }),
     ]).finally(() => {
       this.settling.delete(id);
       this.wake(id);

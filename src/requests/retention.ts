@@ -12,9 +12,9 @@ export async function applyRetention(store: RequestStore, o: { now: Date; maxAge
   for (let i = 0; i < entries.length; i += 1) {
     const e = entries[i]!;
     const tooMany = i < excess;
-    const tooOld = Date.parse(e.created_at) < cutoff;
+    const tooOld = Date.parse(e.createdAt) < cutoff;
     if (!tooMany && !tooOld) break; // creation order: everything after is newer
-    if (e.status !== 'PENDING') drop.push(e.request_id);
+    if (e.status !== 'PENDING') drop.push(e.requestId);
   }
   await store.remove(drop);
   // The journal first: a crash in between leaves files of no request, never a request without its files.

@@ -145,7 +145,7 @@ async function durably(deps: AcceptDeps, entry: RequestEntry, parts: Promise<unk
   if (failed) {
     // The job runner ends it too, retrying while the disk refuses (job-runner.ts settleDurably):
     // this answer waits for the first try only, and reports the write that failed.
-    await deps.registry.fail(entry.request_id, failed.reason).catch(() => undefined);
+    await deps.registry.fail(entry.requestId, failed.reason).catch(() => undefined);
     throw failed.reason;
   }
   return entry;

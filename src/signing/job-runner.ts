@@ -64,7 +64,7 @@ export class JobRunner {
   }
 
   private launch(entry: RequestEntry, created: Promise<void>, resumed: boolean, accepted?: AcceptedCatalog): void {
-    const id = entry.request_id;
+    const id = entry.requestId;
     if (this.inFlight.has(id)) return;
     if (!resumed) this.counted.add(id);
     // Awaited only once the job has run: a record the disk refused (issue 10, disk full) must not
@@ -78,7 +78,7 @@ export class JobRunner {
   }
 
   private async run(entry: RequestEntry, created: Promise<void>, resumed: boolean, accepted?: AcceptedCatalog): Promise<void> {
-    const remaining = Date.parse(entry.created_at) + this.timeoutMs - this.deps.now().getTime();
+    const remaining = Date.parse(entry.createdAt) + this.timeoutMs - this.deps.now().getTime();
     // The timeout aborts the run: the signal reaches every queue and step the job waits in (the
     // document slots, the worker pools, the chip's queue, PDF workers, HTTP calls), so the request
     // ends ERROR at once, even while it waits behind a busy token, and the race below ends it even
@@ -146,10 +146,10 @@ export class JobRunner {
         // A resume that only waits for a remote engine's answer does no local work a crash could
         // repeat, so it is not an attempt (a phone approval may span several restarts).
         if (resumed && !(engine.remote && (await kind.digestOut(entry, this.deps)))) {
-          const attempt = this.registry.recordAttempt(entry.request_id);
+          const attempt = this.registry.recordAttempt(entry.requestId);
           attempt.catch(() => undefined); // observed even when the timeout wins the race
           await Promise.race([attempt, timeout]);
-          this.counted.add(entry.request_id);
+          this.counted.add(entry.requestId);
         }
         // Test build only (config.ts testFaultOf): dropped from the release bundle.
         TEST_FAULT: if (this.deps.testFault === 'kill-in-job') await killForTest(created);
@@ -166,13 +166,13 @@ export class JobRunner {
         if (work) void work.then(release, release);
         else release();
       }
-      settle = () => this.registry.complete(entry.request_id, outcome.result, outcome.digestHex, outcome.persist);
+      settle = () => this.registry.complete(entry.requestId, outcome.result, outcome.digestHex, outcome.persist);
     } catch (error) {
       abort.abort(error);
       failing = true;
       // A token that never answered its C_Sign may still have signed: its digest is named too.
       const digest = signedDigest ?? (abandoned ? signingDigest : null) ?? kind?.auditDigest(entry) ?? null;
-      settle = () => this.registry.fail(entry.request_id, error, digest);
+      settle = () => this.registry.fail(entry.requestId, error, digest);
     } finally {
       clearTimeout(timer);
       // The request's own chip PIN is over with its run, whatever happened (issue 16).
@@ -182,21 +182,21 @@ export class JobRunner {
       await created;
     } catch (error) {
       // The PENDING record never reached the disk: the caller got an error, not a 202.
-      if (!this.registry.get(entry.request_id)) return;
+      if (!this.registry.get(entry.requestId)) return;
       // It did, but the document did not (a full disk takes a short line, not a document): the
       // caller got the error, and the request must not stay PENDING for the rest of this run.
       failing = true;
-      settle = () => this.registry.fail(entry.request_id, error, kind?.auditDigest(entry) ?? null);
+      settle = () => this.registry.fail(entry.requestId, error, kind?.auditDigest(entry) ?? null);
     }
     await this.settleDurably(entry, settle, failing, signedDigest ?? kind?.auditDigest(entry) ?? null);
     // Once final, the documents kept for a restart are no longer needed (this runs after
     // `created`, so the work file's own write has finished). If the final state could not be
     // written (the journal closed at shutdown), the request is still PENDING and keeps them.
-    if (this.registry.get(entry.request_id)?.status !== 'PENDING') {
+    if (this.registry.get(entry.requestId)?.status !== 'PENDING') {
       // A kind without documents has nothing to release: three removals of absent files were 3 %
       // of the service's CPU per EVM signature (issue 10).
       kind?.release?.(entry, this.deps, engine);
-      engine.forget?.(entry.request_id);
+      engine.forget?.(entry.requestId);
     }
   }
 
@@ -209,7 +209,7 @@ export class JobRunner {
    * is PENDING on disk and the next start resumes it.
    */
   private async settleDurably(entry: RequestEntry, settle: () => Promise<unknown>, failing: boolean, auditDigest: string | null): Promise<void> {
-    const id = entry.request_id;
+    const id = entry.requestId;
     let attempt = settle;
     let said = false;
     for (let delay = RETRY_FIRST_MS; ; delay = Math.min(delay * 2, RETRY_MAX_MS)) {

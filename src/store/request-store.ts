@@ -16,7 +16,7 @@ export interface ChipPinMark {
 
 /**
  * What a PAdES request needs to run or resume (never the PDF: the document store keeps it), in
- * the service's words; the journal keeps the wire's names (StoredParams, converted below: issue
+ * the service's words; the journal keeps the wire's names (STORED_PARAM_NAMES, converted below: issue
  * 18, one case change at each edge). `engine`: who signs, fixed at accept time.
  */
 export interface PadesParams extends ChipPinMark {
@@ -40,44 +40,58 @@ export interface EvmParams extends ChipPinMark {
   chainId: number | null;
 }
 
-/** The params' names in the journal (as every journal before issue 18 wrote them). */
-const STORED_NAMES = { pinFromRequest: 'pin_from_request', designKey: 'design_key', signerName: 'signer_name', txHash: 'tx_hash', chainId: 'chain_id' } as const;
+/**
+ * The journal's names, as every journal before issue 18 wrote them (and as the wire spells them):
+ * an entry's own fields, and its params'. Both are converted here, at the store edge, and nowhere else.
+ */
+const STORED_ENTRY_NAMES = { requestId: 'request_id', credentialKey: 'credential_key', wrapperKey: 'wrapper_key', createdAt: 'created_at', completedAt: 'completed_at', errorId: 'error_id' } as const satisfies Partial<Record<keyof RequestEntryBase, string>>;
+const STORED_PARAM_NAMES = { pinFromRequest: 'pin_from_request', designKey: 'design_key', signerName: 'signer_name', txHash: 'tx_hash', chainId: 'chain_id' } as const satisfies Partial<Record<keyof PadesParams | keyof EvmParams, string>>;
 
-function renamed(params: Record<string, unknown>, names: Record<string, string>): Record<string, unknown> {
+function renamed(fields: object, names: Record<string, string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(params)) out[names[k] ?? k] = v;
+  for (const [k, v] of Object.entries(fields)) out[names[k] ?? k] = v;
   return out;
 }
-const FROM_STORED: Record<string, string> = Object.fromEntries(Object.entries(STORED_NAMES).map(([a, b]) => [b, a]));
+const inverse = (names: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(names).map(([a, b]) => [b, a]));
+const ENTRY_FROM_STORED = inverse(STORED_ENTRY_NAMES);
+const PARAM_FROM_STORED = inverse(STORED_PARAM_NAMES);
 
-/** An entry as the journal writes it: its params under their stored names. */
-function toStored(e: RequestEntry): unknown {
-  return { ...e, params: renamed(e.params as unknown as Record<string, unknown>, STORED_NAMES) };
+/** An entry as the journal holds it: RequestEntryBase's fields under their stored names. */
+type StoredEntry = { [K in keyof RequestEntryBase as K extends keyof typeof STORED_ENTRY_NAMES ? (typeof STORED_ENTRY_NAMES)[K] : K]: RequestEntryBase[K] } & {
+  params: Record<string, unknown>;
+};
+
+/** An entry as the journal writes it: its fields and params under their stored names. */
+function toStored(e: RequestEntry): StoredEntry {
+  return { ...renamed(e, STORED_ENTRY_NAMES), params: renamed(e.params, STORED_PARAM_NAMES) } as StoredEntry;
 }
 
-/** An entry read from the journal, its params in the service's words. */
-function fromStored(e: RequestEntry): RequestEntry {
-  const params = renamed(e.params as unknown as Record<string, unknown>, FROM_STORED) as unknown as RequestEntry['params'];
+/** An entry read from the journal, in the service's words. */
+function fromStored(e: StoredEntry): RequestEntry {
+  const params = renamed(e.params, PARAM_FROM_STORED) as unknown as RequestEntry['params'];
   // Journals from before the remote platform carry no engine: they were all chip requests.
   params.engine ??= 'chip';
-  return { ...e, params } as RequestEntry;
+  return { ...renamed(e, ENTRY_FROM_STORED), params } as unknown as RequestEntry;
 }
 
 /** A signing request as persisted. Small: document bytes live in the document store. */
 export type RequestEntry = RequestEntryBase & ({ kind: 'pades'; params: PadesParams } | { kind: 'blockchain'; params: EvmParams });
 
 export interface RequestEntryBase {
-  request_id: string;
+  requestId: string;
   kind: RequestKind;
   status: RequestStatus;
-  credential_key: string;
-  wrapper_key: string | null;
-  created_at: string;
-  completed_at: string | null;
-  /** Blockchain DONE: r, s, v, y_parity, address, chain_id. PAdES DONE: result file name. */
+  credentialKey: string;
+  wrapperKey: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  /**
+   * Blockchain DONE: r, s, v, y_parity, address, chain_id. PAdES DONE: bytes, level, warnings (the
+   * PDF is the document store's). Stored and answered under these names as they are: not renamed.
+   */
   result?: Record<string, unknown>;
   error?: string;
-  error_id?: string;
+  errorId?: string;
   /**
    * Starts of work on this request that no clean stop ended (see `attemptsOf`). Absent means 1:
    * the run that began at creation, so the first run costs no journal record of its own.
@@ -90,9 +104,11 @@ export function attemptsOf(e: RequestEntry): number {
   return e.attempts ?? 1;
 }
 
-type JournalRecord =
-  | { t: 'c'; e: RequestEntry }
+/** A journal line; `E` is the entry: StoredEntry on disk, RequestEntry once applied. */
+type JournalRecord<E = RequestEntry> =
+  | { t: 'c'; e: E }
   | { t: 'd'; id: string; at: string; result: Record<string, unknown> }
+  /** `error_id`: the stored name, as for an entry's fields (applied as `errorId`). */
   | { t: 'x'; id: string; at: string; error: string; error_id: string }
   | { t: 'rm'; ids: string[] }
   /** A resumed request's job is about to start: one more attempt (issue 7 item 2). */
@@ -114,7 +130,7 @@ export class RequestStore {
   private compacting: Promise<void> | null = null;
 
   constructor(private readonly journalPath: string) {
-    for (const rec of AppendJournal.readAll<JournalRecord>(journalPath)) this.apply(rec.t === 'c' ? { t: 'c', e: fromStored(rec.e) } : rec);
+    for (const rec of AppendJournal.readAll<JournalRecord<StoredEntry>>(journalPath)) this.apply(rec.t === 'c' ? { t: 'c', e: fromStored(rec.e) } : rec);
     this.journal = new AppendJournal(journalPath);
   }
 
@@ -137,20 +153,20 @@ export class RequestStore {
   private apply(rec: JournalRecord): void {
     switch (rec.t) {
       case 'c':
-        if (!this.byId.has(rec.e.request_id)) {
-          this.byId.set(rec.e.request_id, rec.e);
+        if (!this.byId.has(rec.e.requestId)) {
+          this.byId.set(rec.e.requestId, rec.e);
           this.order.push(rec.e);
         }
         break;
       case 'd': {
         const e = this.byId.get(rec.id);
         // First final transition wins, on replay exactly as at run time.
-        if (e && e.status === 'PENDING') Object.assign(e, { status: 'DONE', completed_at: rec.at, result: rec.result });
+        if (e && e.status === 'PENDING') Object.assign(e, { status: 'DONE', completedAt: rec.at, result: rec.result } satisfies Partial<RequestEntryBase>);
         break;
       }
       case 'x': {
         const e = this.byId.get(rec.id);
-        if (e && e.status === 'PENDING') Object.assign(e, { status: 'ERROR', completed_at: rec.at, error: rec.error, error_id: rec.error_id });
+        if (e && e.status === 'PENDING') Object.assign(e, { status: 'ERROR', completedAt: rec.at, error: rec.error, errorId: rec.error_id } satisfies Partial<RequestEntryBase>);
         break;
       }
       case 'a': {

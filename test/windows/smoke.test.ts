@@ -184,11 +184,11 @@ describe('Windows executable under wine (dist/localsign.exe)', () => {
     // A request accepted (202) but not signed when the service died, as the journal code the exe
     // runs writes it, from a request the exe accepted. Under wine no job can be kept running
     // across a stop: outbound connections fail there (README), so a silent TSA cannot hold one.
-    const accepted = journal().find((l) => l.t === 'c' && l.e!.request_id === signedFirstRun[0])!.e as unknown as RequestEntry;
     const left = new RequestStore(wine.toUnix(`${home}\\requests.jsonl`));
+    const accepted: RequestEntry = left.get(signedFirstRun[0]!)!;
     stuckId = newRequestId();
-    const { result: _result, error: _error, error_id: _errorId, ...base } = accepted;
-    await left.create({ ...base, request_id: stuckId, status: 'PENDING', created_at: new Date().toISOString(), completed_at: null });
+    const { result: _result, error: _error, errorId: _errorId, attempts: _attempts, ...base } = accepted;
+    await left.create({ ...base, requestId: stuckId, status: 'PENDING', createdAt: new Date().toISOString(), completedAt: null });
     await left.close();
     const stuckPdf = listCommittedCorpus()[0]!.bytes;
     writeFileSync(wine.toUnix(`${home}\\work\\${stuckId}.pdf`), stuckPdf);

@@ -11,6 +11,6 @@ export function postBlockchainSign(ctx: AppContext) {
     const body = await readJsonObject(c, ctx.config.maxBodyBytes);
     const b = parseBody(body, BLOCKCHAIN_SIGN_BODY);
     const entry = await acceptEvm(ctx.accepting(), { digest: b.tx_hash, credentialKey: b.credential_key, chainId: b.chain_id, chipPin: b.chip_pin }, c.get('wrapper'));
-    return c.json({ request_id: entry.request_id, status: entry.status }, 202);
+    return c.json({ request_id: entry.requestId, status: entry.status }, 202);
   };
 }

@@ -59,6 +59,6 @@ export function postPadesSign(ctx: AppContext) {
       input = { ...fieldsOf(b), chipPin: b.chip_pin, pdf: () => decodePdfField(field) };
     }
     const entry = await acceptPades(ctx.accepting(), input, c.get('wrapper'));
-    return c.json({ request_id: entry.request_id, status: entry.status }, 202);
+    return c.json({ request_id: entry.requestId, status: entry.status }, 202);
   };
 }

@@ -12,7 +12,7 @@ import { parseLimit, parseWait } from '../validate';
  * as an unknown id, so ids leak nothing across applications.
  */
 function visible(entry: RequestEntry | undefined, wrapperKey: string): entry is RequestEntry {
-  return entry !== undefined && entry.wrapper_key === wrapperKey;
+  return entry !== undefined && entry.wrapperKey === wrapperKey;
 }
 
 /**
@@ -60,13 +60,13 @@ function base64JsonBody(head: string, name: string, file: { size: number; stream
 export function getResult(ctx: AppContext) {
   return async (c: Context<ApiEnv>) => {
     const entry = await visibleEntry(ctx, c);
-    const body: Record<string, unknown> = { request_id: entry.request_id, status: entry.status };
+    const body: Record<string, unknown> = { request_id: entry.requestId, status: entry.status };
     if (entry.status === 'ERROR') {
       body.error = entry.error;
-      body.error_id = entry.error_id;
+      body.error_id = entry.errorId;
     } else if (entry.status === 'DONE') {
       if (entry.kind === 'pades') {
-        const file = await ctx.documents.openResult(entry.request_id);
+        const file = await ctx.documents.openResult(entry.requestId);
         if (!file) throw new LocalsignError('internal', 'the signed document of this request is missing from the results folder');
         // CONTRACT: a PAdES result may add `warnings` (for example a stamp moved to free space).
         const warnings = entry.result?.warnings;
@@ -90,7 +90,7 @@ export function getResult(ctx: AppContext) {
 export function getResultPdf(ctx: AppContext) {
   return async (c: Context<ApiEnv>) => {
     const entry = await visibleEntry(ctx, c, 'pades');
-    const id = entry.request_id;
+    const id = entry.requestId;
     if (entry.kind !== 'pades') throw new LocalsignError('not_found', `${id} is a blockchain request: it has no PDF`, { type: 'not_found' });
     if (entry.status !== 'DONE') throw new LocalsignError('not_found', `${id} has no signed PDF: it is ${entry.status}`, { type: 'not_found' });
     const file = await ctx.documents.openResult(id);
@@ -122,14 +122,14 @@ export function listResults(ctx: AppContext) {
     const results: Record<string, unknown>[] = [];
     for (const e of ctx.requests.store.newestFirst()) {
       if (results.length >= limit) break;
-      if (e.wrapper_key !== key) continue;
+      if (e.wrapperKey !== key) continue;
       results.push({
-        request_id: e.request_id,
+        request_id: e.requestId,
         status: e.status,
         kind: e.kind,
-        credential_key: e.credential_key,
-        created_at: e.created_at,
-        completed_at: e.completed_at,
+        credential_key: e.credentialKey,
+        created_at: e.createdAt,
+        completed_at: e.completedAt,
       });
     }
     return c.json({ results });

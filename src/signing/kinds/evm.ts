@@ -11,16 +11,16 @@ import type { SignatureKind } from '../kind';
  * answer: engines/chip.ts, platform/remote/signer.ts).
  */
 export const runEvmJob: Job<'blockchain'> = async (entry, deps, run) => {
-  const credential = run.accepted?.credential ?? deps.findCredential(entry.credential_key);
+  const credential = run.accepted?.credential ?? deps.findCredential(entry.credentialKey);
   if (!credential || credential.type !== 'evm' || !credential.address) {
-    throw new SigningError(`credential ${entry.credential_key} is no longer an EVM credential in the cache`);
+    throw new SigningError(`credential ${entry.credentialKey} is no longer an EVM credential in the cache`);
   }
   const txHash = entry.params.txHash;
   const chainId = entry.params.chainId;
   const { r, s, yParity } = await run.engine.sign(
     {
       form: 'evm',
-      requestId: entry.request_id,
+      requestId: entry.requestId,
       credential,
       digest: new Uint8Array(Buffer.from(txHash, 'hex')),
       chainId,

@@ -53,11 +53,11 @@ function fromRecord(record: PreparedRecord): PreparedDocument {
 /** Prepare step: the input with its field and placeholders, and the digest to sign. */
 async function prepare(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: JobDeps, run: JobRun, certificateChain: Uint8Array[]): Promise<PreparedDocument> {
   // A large input goes to the PDF worker as its durable work file: the service does not read it back.
-  const pdf = await deps.documents.inputDocument(entry.request_id);
+  const pdf = await deps.documents.inputDocument(entry.requestId);
   if (!pdf) throw new SigningError('the document of this request is no longer on disk; submit it again');
   // The prepared document holds the input as its prefix: a large input is let go from memory
   // (its work file stays until the request is final), so it is not held twice while signing.
-  deps.documents.spill(entry.request_id);
+  deps.documents.spill(entry.requestId);
   const p = entry.params;
   const signingTime = deps.now();
   let stamp: StampSpec | null = null;
@@ -103,9 +103,9 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
   const level = levelOf(entry, deps);
   // Accepted while a TSA was configured, resumed after a restart without one: say so, sign nothing.
   if (level !== 'B-B' && !deps.tsaUrl) throw new SigningError(`level ${level} needs a timestamp authority and the service has none now (serve --tsa-url)`);
-  const credential = run.accepted?.credential ?? deps.findCredential(entry.credential_key);
+  const credential = run.accepted?.credential ?? deps.findCredential(entry.credentialKey);
   if (!credential || credential.type !== 'pades' || !credential.certificate_chain) {
-    throw new SigningError(`credential ${entry.credential_key} is no longer a PAdES credential in the cache`);
+    throw new SigningError(`credential ${entry.credentialKey} is no longer a PAdES credential in the cache`);
   }
   const certificateChain = credential.certificate_chain.map((c) => new Uint8Array(Buffer.from(c, 'base64')));
   let prepared: PreparedDocument;
@@ -117,16 +117,16 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
   const pin = chipPinOf(entry, run);
   // A remote engine may answer minutes later, after a restart: the prepared document is kept on
   // disk before the digest leaves, and the answer must fit those same prepared bytes.
-  const kept = run.engine.remote && run.resumed ? await deps.documents.readPrepared(entry.request_id) : null;
+  const kept = run.engine.remote && run.resumed ? await deps.documents.readPrepared(entry.requestId) : null;
   prepared = kept ? fromRecord(kept) : await prepare(entry, deps, run, certificateChain);
   // Kept for a restart (a worker's file is adopted as the prepared PDF, not copied).
-  if (run.engine.remote && !kept) prepared = { ...prepared, pdf: await deps.documents.savePrepared(entry.request_id, toRecord(prepared)) };
+  if (run.engine.remote && !kept) prepared = { ...prepared, pdf: await deps.documents.savePrepared(entry.requestId, toRecord(prepared)) };
   else if (!kept) steps.made(prepared.pdf);
   const digestHex = Buffer.from(prepared.digest).toString('hex');
   const signatureValue = await run.engine.sign(
     {
       form: 'cms',
-      requestId: entry.request_id,
+      requestId: entry.requestId,
       credential,
       digest: prepared.digest,
       signedAttributes: prepared.signedAttributes,
@@ -172,7 +172,7 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
     digestHex: Buffer.from(prepared.digest).toString('hex'),
     // The result's file is adopted as results/<id>.pdf (synced and renamed, not copied); if that
     // fails it is removed (work/ is swept of such files at the next start anyway).
-    persist: () => deps.documents.writeResult(entry.request_id, result).catch(async (error: unknown) => {
+    persist: () => deps.documents.writeResult(entry.requestId, result).catch(async (error: unknown) => {
       await removeStepFile(result);
       throw error;
     }),
@@ -187,9 +187,9 @@ export const padesKind: SignatureKind<'pades'> = {
   run: runPadesJob,
   holdsDocument: true,
   // Waiting for a slot: a large document waits on disk, not in memory.
-  queued: (entry, deps) => deps.documents.spill(entry.request_id),
+  queued: (entry, deps) => deps.documents.spill(entry.requestId),
   // The digest is known only once the document is prepared (JobRun.signed names it).
   auditDigest: () => null,
-  digestOut: async (entry, deps) => (await deps.documents.readPrepared(entry.request_id)) !== null,
-  release: (entry, deps, engine) => deps.documents.releaseWork(entry.request_id, { prepared: engine.remote }),
+  digestOut: async (entry, deps) => (await deps.documents.readPrepared(entry.requestId)) !== null,
+  release: (entry, deps, engine) => deps.documents.releaseWork(entry.requestId, { prepared: engine.remote }),
 };

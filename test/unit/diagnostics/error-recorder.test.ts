@@ -92,9 +92,9 @@ describe("RequestRegistry.fail: an async failure is the request's application's 
     const registry = new RequestRegistry(store, audit, errors, createLogger({ stderr: silent, file: null }), () => new Date('2026-11-22T10:00:00.000Z'));
     try {
       const entry = await registry.create({ kind: 'blockchain', credentialKey: 'cred', wrapperKey: 'wrp_a', params: { engine: 'chip', txHash: 'ab'.repeat(32), chainId: null } });
-      expect(await registry.fail(entry.request_id, new LocalsignError('upstream', 'too slow', { type: 'timeout' }))).toBe(true);
-      const [listed] = errors.list('wrp_a', 20, entry.request_id);
-      expect(listed).toMatchObject({ request_id: entry.request_id, status: null, type: 'timeout', short: 'too slow', error_id: store.get(entry.request_id)!.error_id });
+      expect(await registry.fail(entry.requestId, new LocalsignError('upstream', 'too slow', { type: 'timeout' }))).toBe(true);
+      const [listed] = errors.list('wrp_a', 20, entry.requestId);
+      expect(listed).toMatchObject({ request_id: entry.requestId, status: null, type: 'timeout', short: 'too slow', error_id: store.get(entry.requestId)!.errorId });
       expect(errors.list('wrp_b', 20)).toEqual([]);
       expect(errors.readRecords()[0]!.wrapper_key).toBe('wrp_a');
     } finally {

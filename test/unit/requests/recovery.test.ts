@@ -46,7 +46,7 @@ describe('recoverPending: one more try, not an endless loop', () => {
       store,
       registry,
       hasWorkFile: (id) => workFiles.has(id),
-      resume: (e) => resumed.push(e.request_id),
+      resume: (e) => resumed.push(e.requestId),
       workFiles: { list: () => [...workFiles], remove: (id) => removed.push(id) },
     });
     return { counts, resumed, removed };
@@ -55,21 +55,21 @@ describe('recoverPending: one more try, not an endless loop', () => {
   it('resumes a request cut short once (or never started), ends one whose resume was cut short too', async () => {
     const fresh = await create('blockchain'); // crashed during its first run: attempts 1
     const once = await create('pades'); // its resume was cut short as well: attempts 2
-    await registry.recordAttempt(once.request_id);
+    await registry.recordAttempt(once.requestId);
     const evm = await create('blockchain');
-    await registry.recordAttempt(evm.request_id);
+    await registry.recordAttempt(evm.requestId);
     const stopped = await create('pades'); // resumed, then a clean stop gave the attempt back
-    await registry.recordAttempt(stopped.request_id);
-    await registry.releaseAttempt(stopped.request_id);
+    await registry.recordAttempt(stopped.requestId);
+    await registry.releaseAttempt(stopped.requestId);
 
-    const { counts, resumed, removed } = await recover(new Set([once.request_id, stopped.request_id]));
+    const { counts, resumed, removed } = await recover(new Set([once.requestId, stopped.requestId]));
     expect(counts).toEqual({ resumed: 2, failed: 2 });
-    expect(resumed).toEqual([fresh.request_id, stopped.request_id]);
+    expect(resumed).toEqual([fresh.requestId, stopped.requestId]);
     for (const e of [once, evm] as RequestEntry[]) {
-      expect(store.get(e.request_id)).toMatchObject({ status: 'ERROR', error: 'the service stopped while signing this request', error_id: expect.stringMatching(/^err_/) });
-      expect(errors.readRecords().find((r) => r.request_id === e.request_id)).toMatchObject({ type: 'interrupted', status: null, short: 'the service stopped while signing this request' });
+      expect(store.get(e.requestId)).toMatchObject({ status: 'ERROR', error: 'the service stopped while signing this request', errorId: expect.stringMatching(/^err_/) });
+      expect(errors.readRecords().find((r) => r.request_id === e.requestId)).toMatchObject({ type: 'interrupted', status: null, short: 'the service stopped while signing this request' });
     }
     // Its document is no longer needed once the request is final.
-    expect(removed).toEqual([once.request_id]);
+    expect(removed).toEqual([once.requestId]);
   });
 });

@@ -48,22 +48,22 @@ describe('RequestRegistry: audit before DONE', () => {
       close: async () => undefined,
     });
     const entry = await newEntry(registry);
-    const done = registry.complete(entry.request_id, { r: '0x1' }, 'ab'.repeat(32));
+    const done = registry.complete(entry.requestId, { r: '0x1' }, 'ab'.repeat(32));
     for (let i = 0; i < 5; i += 1) await tick();
     await store.drain();
     expect(appended.map((a) => a.outcome)).toEqual(['DONE']);
-    expect(store.get(entry.request_id)?.status).toBe('PENDING');
+    expect(store.get(entry.requestId)?.status).toBe('PENDING');
     release();
     expect(await done).toBe(true);
-    expect(store.get(entry.request_id)?.status).toBe('DONE');
+    expect(store.get(entry.requestId)?.status).toBe('DONE');
   });
 
   it('a failed audit write leaves the request not DONE, also for a restart', async () => {
     const registry = registryWith({ append: () => Promise.reject(new Error('ENOSPC: no space left on device')), close: async () => undefined });
     const entry = await newEntry(registry);
-    await expect(registry.complete(entry.request_id, { r: '0x1' }, 'ab'.repeat(32))).rejects.toThrow('ENOSPC');
+    await expect(registry.complete(entry.requestId, { r: '0x1' }, 'ab'.repeat(32))).rejects.toThrow('ENOSPC');
     await store.drain();
-    expect(store.get(entry.request_id)?.status).toBe('PENDING');
-    expect(new RequestStore(join(dir, 'requests.jsonl')).get(entry.request_id)?.status).toBe('PENDING');
+    expect(store.get(entry.requestId)?.status).toBe('PENDING');
+    expect(new RequestStore(join(dir, 'requests.jsonl')).get(entry.requestId)?.status).toBe('PENDING');
   });
 });

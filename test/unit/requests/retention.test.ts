@@ -6,7 +6,7 @@ import { makeTmpHome } from '../../helpers/tmp-home';
 
 const at = (minutes: number) => new Date(Date.UTC(2026, 10, 22, 10, minutes)).toISOString();
 const entry = (id: string, created: string, status: RequestEntry['status'] = 'DONE'): RequestEntry => ({
-  request_id: id, kind: 'blockchain', status, credential_key: 'c', wrapper_key: 'w', created_at: created, completed_at: null, params: { engine: 'chip', txHash: 'ab'.repeat(32), chainId: null },
+  requestId: id, kind: 'blockchain', status, credentialKey: 'c', wrapperKey: 'w', createdAt: created, completedAt: null, params: { engine: 'chip', txHash: 'ab'.repeat(32), chainId: null },
 });
 
 describe('applyRetention (CONTRACT: 7 days or 10,000 results, whichever is less)', () => {
@@ -21,7 +21,7 @@ describe('applyRetention (CONTRACT: 7 days or 10,000 results, whichever is less)
     const dropped = await applyRetention(store, { now: new Date(at(60)), maxAgeMs: 1000 * 60 * 58, maxResults: 4, forget: (id) => removedWork.push(id) });
     // age cut-off is minute 2: req_1 is too old; the count keeps 4 of 7, so req_2 goes too.
     expect(dropped).toBe(2);
-    expect(store.list(10).map((e) => e.request_id)).toEqual(['req_6', 'req_5', 'req_4', 'req_3', 'req_old_pending']);
+    expect(store.list(10).map((e) => e.requestId)).toEqual(['req_6', 'req_5', 'req_4', 'req_3', 'req_old_pending']);
     expect(removedWork).toEqual(['req_1', 'req_2']);
     await store.close();
   });

@@ -75,7 +75,7 @@ describe('JobRunner cancellation (issue 18)', () => {
   /** A PAdES request created `laterMs` after T0 (its own timeout counts from then). */
   const create = async (laterMs = 0) => {
     const e = await registry.create({ kind: 'pades', credentialKey: 'cred-pades', wrapperKey: 'wrp_test', params: { engine: 'chip', designKey: null, variables: {}, reason: null, location: null, signerName: null } });
-    e.created_at = new Date(T0 + laterMs).toISOString();
+    e.createdAt = new Date(T0 + laterMs).toISOString();
     return e;
   };
   const status = (id: string) => store.get(id)?.status;
@@ -94,8 +94,8 @@ describe('JobRunner cancellation (issue 18)', () => {
     const a = await create(0);
     const b = await create(5_000); // its own timeout is far off
     jobs.pades = async (entry, _deps, run) => {
-      started.push(entry.request_id);
-      if (entry.request_id === b.request_id) return outcome();
+      started.push(entry.requestId);
+      if (entry.requestId === b.requestId) return outcome();
       // Work that takes a while to wind down once aborted (a PDF worker being ended, a PIN pad cancelled).
       await new Promise<void>((resolve) => run.signal.addEventListener('abort', () => resolve(), { once: true }));
       await stopped.promise;
@@ -106,17 +106,17 @@ describe('JobRunner cancellation (issue 18)', () => {
     await settle(() => started.length === 1);
     r.start(b);
     await vi.advanceTimersByTimeAsync(1);
-    await settle(() => spilled.includes(b.request_id));
+    await settle(() => spilled.includes(b.requestId));
     await vi.advanceTimersByTimeAsync(999);
-    await settle(() => status(a.request_id) === 'ERROR');
-    expect(store.get(a.request_id)?.error).toBe('signing did not complete within 1 s');
+    await settle(() => status(a.requestId) === 'ERROR');
+    expect(store.get(a.requestId)?.error).toBe('signing did not complete within 1 s');
     // A's work has not stopped yet: B still waits for the slot.
     for (const end = performance.now() + 200; performance.now() < end; ) await new Promise((r) => setImmediate(r));
-    expect(started).toEqual([a.request_id]);
-    expect(status(b.request_id)).toBe('PENDING');
+    expect(started).toEqual([a.requestId]);
+    expect(status(b.requestId)).toBe('PENDING');
     stopped.open();
-    await settle(() => status(b.request_id) === 'DONE');
-    expect(started).toEqual([a.request_id, b.request_id]);
+    await settle(() => status(b.requestId) === 'DONE');
+    expect(started).toEqual([a.requestId, b.requestId]);
     await r.drain(60_000);
   });
 
@@ -127,17 +127,17 @@ describe('JobRunner cancellation (issue 18)', () => {
     const a = await create(60_000); // holds the slot past B's timeout
     const b = await create(0);
     jobs.pades = async (entry) => {
-      started.push(entry.request_id);
-      return entry.request_id === a.request_id ? holder.promise : outcome();
+      started.push(entry.requestId);
+      return entry.requestId === a.requestId ? holder.promise : outcome();
     };
     r.start(a);
     await settle(() => started.length === 1);
     r.start(b);
     await vi.advanceTimersByTimeAsync(1000);
-    await settle(() => status(b.request_id) === 'ERROR');
+    await settle(() => status(b.requestId) === 'ERROR');
     holder.open(outcome());
-    await settle(() => status(a.request_id) === 'DONE');
-    expect(started).toEqual([a.request_id]);
+    await settle(() => status(a.requestId) === 'DONE');
+    expect(started).toEqual([a.requestId]);
     await r.drain(60_000);
   });
 
@@ -159,13 +159,13 @@ describe('JobRunner cancellation (issue 18)', () => {
     const a = await create(0);
     r.start(a);
     await vi.advanceTimersByTimeAsync(1000);
-    await settle(() => status(a.request_id) === 'ERROR');
+    await settle(() => status(a.requestId) === 'ERROR');
     late.open();
     await settle(() => refused !== null);
     expect(refused).toMatchObject({ type: 'timeout', message: 'signing did not complete within 1 s' });
     await r.drain(60_000);
     // No signature was made: the ERROR record names no digest.
-    expect(auditLines()).toEqual([expect.objectContaining({ request_id: a.request_id, outcome: 'ERROR', digest: null })]);
+    expect(auditLines()).toEqual([expect.objectContaining({ request_id: a.requestId, outcome: 'ERROR', digest: null })]);
   });
 
   it('a signature under way when the timeout comes is waited for, then named: ERROR, with its digest in the audit record', async () => {
@@ -187,13 +187,13 @@ describe('JobRunner cancellation (issue 18)', () => {
     r.start(a);
     await vi.advanceTimersByTimeAsync(5000);
     // The token may still sign: the request does not end on a guess.
-    expect(status(a.request_id)).toBe('PENDING');
+    expect(status(a.requestId)).toBe('PENDING');
     token.open(new Uint8Array(64));
-    await settle(() => status(a.request_id) === 'ERROR');
-    expect(store.get(a.request_id)?.error).toBe('signing did not complete within 1 s');
+    await settle(() => status(a.requestId) === 'ERROR');
+    expect(store.get(a.requestId)?.error).toBe('signing did not complete within 1 s');
     expect(after).toMatchObject({ type: 'timeout' }); // the job goes no further with it
     await r.drain(60_000);
-    expect(auditLines()).toEqual([expect.objectContaining({ request_id: a.request_id, outcome: 'ERROR', digest: DIGEST })]);
+    expect(auditLines()).toEqual([expect.objectContaining({ request_id: a.requestId, outcome: 'ERROR', digest: DIGEST })]);
   });
 
   it('a timeout after the signature (a timestamp authority that never answers) ends ERROR at once, naming the digest', async () => {
@@ -207,10 +207,10 @@ describe('JobRunner cancellation (issue 18)', () => {
     const a = await create(0);
     r.start(a);
     await vi.advanceTimersByTimeAsync(1000);
-    await settle(() => status(a.request_id) === 'ERROR');
-    expect(store.get(a.request_id)?.error).toBe('signing did not complete within 1 s');
+    await settle(() => status(a.requestId) === 'ERROR');
+    expect(store.get(a.requestId)?.error).toBe('signing did not complete within 1 s');
     await r.drain(60_000);
-    expect(auditLines()).toEqual([expect.objectContaining({ request_id: a.request_id, outcome: 'ERROR', digest: DIGEST })]);
+    expect(auditLines()).toEqual([expect.objectContaining({ request_id: a.requestId, outcome: 'ERROR', digest: DIGEST })]);
   });
 
   it('a token that never answers its C_Sign does not keep the request PENDING: ERROR after a grace, naming the digest', async () => {
@@ -222,13 +222,13 @@ describe('JobRunner cancellation (issue 18)', () => {
     const a = await create(0);
     r.start(a);
     await vi.advanceTimersByTimeAsync(1000 + 29_000);
-    expect(status(a.request_id)).toBe('PENDING');
+    expect(status(a.requestId)).toBe('PENDING');
     await vi.advanceTimersByTimeAsync(1000);
-    await settle(() => status(a.request_id) === 'ERROR');
-    expect(store.get(a.request_id)?.error).toBe('signing did not complete within 1 s');
+    await settle(() => status(a.requestId) === 'ERROR');
+    expect(store.get(a.requestId)?.error).toBe('signing did not complete within 1 s');
     await r.drain(60_000);
     // A signature over it may exist: the record says which digest the token was asked to sign.
-    expect(auditLines()).toEqual([expect.objectContaining({ request_id: a.request_id, outcome: 'ERROR', digest: DIGEST })]);
+    expect(auditLines()).toEqual([expect.objectContaining({ request_id: a.requestId, outcome: 'ERROR', digest: DIGEST })]);
   });
 
   it('a token that refuses the signature (C_Sign failed) ends ERROR naming no digest: none was made', async () => {
@@ -239,9 +239,9 @@ describe('JobRunner cancellation (issue 18)', () => {
     };
     const a = await create(0);
     r.start(a);
-    await settle(() => status(a.request_id) === 'ERROR');
+    await settle(() => status(a.requestId) === 'ERROR');
     await r.drain(60_000);
-    expect(auditLines()).toEqual([expect.objectContaining({ request_id: a.request_id, outcome: 'ERROR', digest: null })]);
+    expect(auditLines()).toEqual([expect.objectContaining({ request_id: a.requestId, outcome: 'ERROR', digest: null })]);
   });
 
   it('a failure after the signature exists ends ERROR with the signed digest in the audit record', async () => {
@@ -252,8 +252,8 @@ describe('JobRunner cancellation (issue 18)', () => {
     };
     const a = await create(0);
     r.start(a);
-    await settle(() => status(a.request_id) === 'ERROR');
+    await settle(() => status(a.requestId) === 'ERROR');
     await r.drain(60_000);
-    expect(auditLines()).toEqual([expect.objectContaining({ request_id: a.request_id, outcome: 'ERROR', digest: DIGEST })]);
+    expect(auditLines()).toEqual([expect.objectContaining({ request_id: a.requestId, outcome: 'ERROR', digest: DIGEST })]);
   });
 });

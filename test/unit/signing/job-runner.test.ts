@@ -82,7 +82,7 @@ describe('JobRunner request timeout', () => {
   const create = (createdAgoMs: number) =>
     registry.create({ kind: 'blockchain', credentialKey: CREDENTIAL.credential_key, wrapperKey: 'wrp_test', params: { engine: 'chip', txHash: TX, chainId: null } }).then((e) => {
       // As if created earlier (a resumed request): the entry carries its own creation time.
-      e.created_at = new Date(T0 - createdAgoMs).toISOString();
+      e.createdAt = new Date(T0 - createdAgoMs).toISOString();
       return e;
     });
 
@@ -91,25 +91,25 @@ describe('JobRunner request timeout', () => {
     const entry = await create(0);
     runner.start(entry);
     await vi.advanceTimersByTimeAsync(999);
-    expect(store.get(entry.request_id)?.status).toBe('PENDING');
+    expect(store.get(entry.requestId)?.status).toBe('PENDING');
     expect(runner.active).toBe(1);
 
     await vi.advanceTimersByTimeAsync(1);
     await runner.drain(60_000);
     expect(runner.active).toBe(0);
-    const after = store.get(entry.request_id)!;
+    const after = store.get(entry.requestId)!;
     expect({ status: after.status, error: after.error }).toEqual({ status: 'ERROR', error: 'signing did not complete within 1 s' });
 
     const records = errors.readRecords();
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ error_id: after.error_id, short: 'signing did not complete within 1 s', type: 'timeout', request_id: entry.request_id, status: null });
+    expect(records[0]).toMatchObject({ error_id: after.errorId, short: 'signing did not complete within 1 s', type: 'timeout', request_id: entry.requestId, status: null });
     const lines = readFileSync(join(dir, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toEqual([
-      { ts: '2026-11-22T10:00:00.000Z', request_id: entry.request_id, wrapper_key: 'wrp_test', credential_key: 'cred-evm', kind: 'blockchain', digest: TX, outcome: 'ERROR' },
+      { ts: '2026-11-22T10:00:00.000Z', request_id: entry.requestId, wrapper_key: 'wrp_test', credential_key: 'cred-evm', kind: 'blockchain', digest: TX, outcome: 'ERROR' },
     ]);
     // Durable: a store reopened from the journal (a restart) sees ERROR, not PENDING.
     await store.drain();
-    expect(new RequestStore(join(dir, 'requests.jsonl')).get(entry.request_id)?.status).toBe('ERROR');
+    expect(new RequestStore(join(dir, 'requests.jsonl')).get(entry.requestId)?.status).toBe('ERROR');
   });
 
   it('a resumed request whose time already ran out ends ERROR at once, not after a fresh timeout', async () => {
@@ -118,7 +118,7 @@ describe('JobRunner request timeout', () => {
     runner.start(entry);
     await vi.advanceTimersByTimeAsync(0);
     await runner.drain(60_000);
-    expect(store.get(entry.request_id)).toMatchObject({ status: 'ERROR', error: 'signing did not complete within 1 s' });
+    expect(store.get(entry.requestId)).toMatchObject({ status: 'ERROR', error: 'signing did not complete within 1 s' });
   });
 
   it('a job that completes in time is DONE and the timeout firing later changes nothing', async () => {
@@ -126,12 +126,12 @@ describe('JobRunner request timeout', () => {
     const entry = await create(0);
     runner.start(entry);
     await runner.drain(60_000);
-    const done = store.get(entry.request_id)!;
+    const done = store.get(entry.requestId)!;
     expect(done.status).toBe('DONE');
     const r = done.result as { r: string; s: string; y_parity: number; address: string };
     expect(recoverAddress('0x' + TX, { r: r.r, s: r.s, v: 27 + r.y_parity })).toBe(ADDRESS);
     await vi.advanceTimersByTimeAsync(5000);
-    expect(store.get(entry.request_id)?.status).toBe('DONE');
+    expect(store.get(entry.requestId)?.status).toBe('DONE');
     expect(errors.readRecords()).toEqual([]);
   });
 
@@ -142,8 +142,8 @@ describe('JobRunner request timeout', () => {
     const resumed = await create(0);
     runner.resume(resumed); // no snapshot: it looks the credential up, and it is gone
     await runner.drain(60_000);
-    expect(store.get(accepted.request_id)).toMatchObject({ status: 'DONE' });
-    expect(store.get(resumed.request_id)).toMatchObject({ status: 'ERROR', error: 'credential cred-evm is no longer an EVM credential in the cache' });
+    expect(store.get(accepted.requestId)).toMatchObject({ status: 'DONE' });
+    expect(store.get(resumed.requestId)).toMatchObject({ status: 'ERROR', error: 'credential cred-evm is no longer an EVM credential in the cache' });
   });
 
   it('a resumed run records its attempt durably before the job signs; a first run writes none', async () => {
@@ -160,9 +160,9 @@ describe('JobRunner request timeout', () => {
     await runner.drain(60_000);
     // On disk when the chip was asked: the first run's creation only; the resume's attempt too.
     expect(seen).toEqual([['c'], ['c', 'd', 'c', 'a']]);
-    expect(store.get(first.request_id)).toMatchObject({ status: 'DONE' });
-    expect(store.get(first.request_id)!.attempts).toBeUndefined();
-    expect(store.get(resumed.request_id)).toMatchObject({ status: 'DONE', attempts: 2 });
+    expect(store.get(first.requestId)).toMatchObject({ status: 'DONE' });
+    expect(store.get(first.requestId)!.attempts).toBeUndefined();
+    expect(store.get(resumed.requestId)).toMatchObject({ status: 'DONE', attempts: 2 });
   });
 
   it('a clean stop gives back the attempts still running, so the next start resumes them', async () => {
@@ -175,17 +175,17 @@ describe('JobRunner request timeout', () => {
     const runner = new JobRunner(registry, deps(stuckChip), 60_000);
     const first = await create(0);
     const resumed = await create(0);
-    await registry.recordAttempt(resumed.request_id); // as a crash during its resume left it
+    await registry.recordAttempt(resumed.requestId); // as a crash during its resume left it
     runner.start(first);
     runner.resume(resumed);
     await bothSigning;
-    expect([store.get(first.request_id)!.attempts, store.get(resumed.request_id)!.attempts]).toEqual([undefined, 3]);
+    expect([store.get(first.requestId)!.attempts, store.get(resumed.requestId)!.attempts]).toEqual([undefined, 3]);
     const drained = runner.drain(10);
     await vi.advanceTimersByTimeAsync(10);
     await drained;
     expect(runner.active).toBe(2); // both still wait on the chip: a stop would interrupt them
     await runner.releaseUnfinished();
-    expect([store.get(first.request_id)!.attempts, store.get(resumed.request_id)!.attempts]).toEqual([0, 2]);
+    expect([store.get(first.requestId)!.attempts, store.get(resumed.requestId)!.attempts]).toEqual([0, 2]);
   });
 });
 
@@ -227,7 +227,7 @@ describe('JobRunner and the remote platform', () => {
       release();
       for (let i = 0; i < 100 && events.length < 2; i += 1) await new Promise((r) => setTimeout(r, 10));
       expect(events).toEqual(['durable', 'submit']);
-      expect(store.get(entry.request_id)?.status).toBe('PENDING');
+      expect(store.get(entry.requestId)?.status).toBe('PENDING');
     } finally {
       await runner.drain(0);
       await store.close();

@@ -5,13 +5,13 @@ import { attemptsOf, RequestStore, type RequestEntry } from '../../../src/store/
 import { makeTmpHome } from '../../helpers/tmp-home';
 
 const entry = (id: string, created: string): RequestEntry => ({
-  request_id: id,
+  requestId: id,
   kind: 'blockchain',
   status: 'PENDING',
-  credential_key: 'cred',
-  wrapper_key: 'wrp_x',
-  created_at: created,
-  completed_at: null,
+  credentialKey: 'cred',
+  wrapperKey: 'wrp_x',
+  createdAt: created,
+  completedAt: null,
   params: { engine: 'chip', txHash: 'ab'.repeat(32), chainId: null },
 });
 
@@ -32,8 +32,8 @@ describe('RequestStore', () => {
     await a.markError('req_2', '2026-11-22T10:00:03.000Z', 'boom', 'err_1');
     await a.close();
     const b = new RequestStore(journal);
-    expect(b.get('req_1')).toMatchObject({ status: 'DONE', completed_at: '2026-11-22T10:00:02.000Z', result: { v: 27 } });
-    expect(b.get('req_2')).toMatchObject({ status: 'ERROR', error: 'boom', error_id: 'err_1' });
+    expect(b.get('req_1')).toMatchObject({ status: 'DONE', completedAt: '2026-11-22T10:00:02.000Z', result: { v: 27 } });
+    expect(b.get('req_2')).toMatchObject({ status: 'ERROR', error: 'boom', errorId: 'err_1' });
     await b.close();
   });
 
@@ -64,6 +64,100 @@ describe('RequestStore', () => {
     await c.close();
   });
 
+  it('journals an entry\'s own fields under their stored names: camelCase in memory only (issue 18)', async () => {
+    const a = new RequestStore(journal);
+    await a.create(entry('req_1', '2026-11-22T10:00:00.000Z'));
+    await a.create(entry('req_2', '2026-11-22T10:00:01.000Z'));
+    await a.markDone('req_1', '2026-11-22T10:00:02.000Z', { r: '0x1', s: '0x2', v: 27, y_parity: 0, address: '0xA', chain_id: null });
+    await a.markError('req_2', '2026-11-22T10:00:03.000Z', 'boom', 'err_1');
+    const appended = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const created = { kind: 'blockchain', status: 'PENDING', credential_key: 'cred', wrapper_key: 'wrp_x', completed_at: null, params: { engine: 'chip', tx_hash: 'ab'.repeat(32), chain_id: null } };
+    expect(appended).toEqual([
+      { t: 'c', e: { request_id: 'req_1', created_at: '2026-11-22T10:00:00.000Z', ...created } },
+      { t: 'c', e: { request_id: 'req_2', created_at: '2026-11-22T10:00:01.000Z', ...created } },
+      { t: 'd', id: 'req_1', at: '2026-11-22T10:00:02.000Z', result: { r: '0x1', s: '0x2', v: 27, y_parity: 0, address: '0xA', chain_id: null } },
+      { t: 'x', id: 'req_2', at: '2026-11-22T10:00:03.000Z', error: 'boom', error_id: 'err_1' },
+    ]);
+    // Compaction writes the final entries whole: their completion and error id too.
+    await a.compact();
+    await a.close();
+    const compacted = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(compacted).toEqual([
+      { t: 'c', e: { ...(appended[0]!.e as object), status: 'DONE', completed_at: '2026-11-22T10:00:02.000Z', result: { r: '0x1', s: '0x2', v: 27, y_parity: 0, address: '0xA', chain_id: null } } },
+      { t: 'c', e: { ...(appended[1]!.e as object), status: 'ERROR', completed_at: '2026-11-22T10:00:03.000Z', error: 'boom', error_id: 'err_1' } },
+    ]);
+    expect(readFileSync(journal, 'utf8')).not.toMatch(/requestId|credentialKey|wrapperKey|createdAt|completedAt|errorId/);
+  });
+
+  it('reads a journal as versions before issue 18 wrote it into camelCase entries', async () => {
+    // Verbatim lines of an older journal: a PAdES request made DONE by a 'd' record, an EVM one
+    // made DONE, an EVM one made ERROR by an 'x' record (its `error_id`).
+    writeFileSync(
+      journal,
+      [
+        '{"t":"c","e":{"request_id":"req_p","kind":"pades","status":"PENDING","credential_key":"cred-pades","wrapper_key":"wrp_a","created_at":"2026-11-22T10:00:00.000Z","completed_at":null,"params":{"engine":"chip","design_key":"d1","variables":{"name":"Zoë"},"reason":"approve","location":null,"signer_name":"Zoë","level":"B-T","certify":null}}}',
+        '{"t":"c","e":{"request_id":"req_e","kind":"blockchain","status":"PENDING","credential_key":"cred-evm","wrapper_key":"wrp_a","created_at":"2026-11-22T10:00:01.000Z","completed_at":null,"params":{"engine":"platform","tx_hash":"' + 'cd'.repeat(32) + '","chain_id":1,"pin_from_request":true}}}',
+        '{"t":"c","e":{"request_id":"req_x","kind":"blockchain","status":"PENDING","credential_key":"cred-evm","wrapper_key":null,"created_at":"2026-11-22T10:00:02.000Z","completed_at":null,"params":{"engine":"chip","tx_hash":"' + 'ef'.repeat(32) + '","chain_id":null}}}',
+        '{"t":"d","id":"req_p","at":"2026-11-22T10:00:05.000Z","result":{"bytes":1234,"level":"B-T"}}',
+        '{"t":"d","id":"req_e","at":"2026-11-22T10:00:06.000Z","result":{"r":"0x1","s":"0x2","v":37,"y_parity":0,"address":"0xA","chain_id":1}}',
+        '{"t":"x","id":"req_x","at":"2026-11-22T10:00:07.000Z","error":"signing did not complete within 1 s","error_id":"err_7"}',
+        '',
+      ].join('\n'),
+    );
+    const expected: RequestEntry[] = [
+      {
+        requestId: 'req_p',
+        kind: 'pades',
+        status: 'DONE',
+        credentialKey: 'cred-pades',
+        wrapperKey: 'wrp_a',
+        createdAt: '2026-11-22T10:00:00.000Z',
+        completedAt: '2026-11-22T10:00:05.000Z',
+        params: { engine: 'chip', designKey: 'd1', variables: { name: 'Zoë' }, reason: 'approve', location: null, signerName: 'Zoë', level: 'B-T', certify: null },
+        result: { bytes: 1234, level: 'B-T' },
+      },
+      {
+        requestId: 'req_e',
+        kind: 'blockchain',
+        status: 'DONE',
+        credentialKey: 'cred-evm',
+        wrapperKey: 'wrp_a',
+        createdAt: '2026-11-22T10:00:01.000Z',
+        completedAt: '2026-11-22T10:00:06.000Z',
+        params: { engine: 'platform', txHash: 'cd'.repeat(32), chainId: 1, pinFromRequest: true },
+        // The result is a stored and wire shape of its own: kept as it was.
+        result: { r: '0x1', s: '0x2', v: 37, y_parity: 0, address: '0xA', chain_id: 1 },
+      },
+      {
+        requestId: 'req_x',
+        kind: 'blockchain',
+        status: 'ERROR',
+        credentialKey: 'cred-evm',
+        wrapperKey: null,
+        createdAt: '2026-11-22T10:00:02.000Z',
+        completedAt: '2026-11-22T10:00:07.000Z',
+        params: { engine: 'chip', txHash: 'ef'.repeat(32), chainId: null },
+        error: 'signing did not complete within 1 s',
+        errorId: 'err_7',
+      },
+    ];
+    const s = new RequestStore(journal);
+    expect(s.oldest()).toEqual(expected);
+    // The compacted journal is the same journal, folded: an older version reads it as it wrote it.
+    await s.compact();
+    await s.close();
+    const compacted = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { t: string; e: Record<string, unknown> });
+    expect(compacted.map((l) => Object.keys(l.e).sort())).toEqual([
+      ['completed_at', 'created_at', 'credential_key', 'kind', 'params', 'request_id', 'result', 'status', 'wrapper_key'],
+      ['completed_at', 'created_at', 'credential_key', 'kind', 'params', 'request_id', 'result', 'status', 'wrapper_key'],
+      ['completed_at', 'created_at', 'credential_key', 'error', 'error_id', 'kind', 'params', 'request_id', 'status', 'wrapper_key'],
+    ]);
+    expect(compacted[0]!.e.params).toEqual({ engine: 'chip', design_key: 'd1', variables: { name: 'Zoë' }, reason: 'approve', location: null, signer_name: 'Zoë', level: 'B-T', certify: null });
+    const again = new RequestStore(journal);
+    expect(again.oldest()).toEqual(expected);
+    await again.close();
+  });
+
   it('keeps the first final transition (a late timeout cannot overwrite DONE)', async () => {
     const s = new RequestStore(journal);
     await s.create(entry('req_1', '2026-11-22T10:00:00.000Z'));
@@ -78,9 +172,9 @@ describe('RequestStore', () => {
   it('lists newest first with creation order breaking ties, lazily', async () => {
     const s = new RequestStore(journal);
     for (let i = 0; i < 5; i += 1) await s.create(entry(`req_${i}`, '2026-11-22T10:00:00.000Z'));
-    expect(s.list(3).map((e) => e.request_id)).toEqual(['req_4', 'req_3', 'req_2']);
+    expect(s.list(3).map((e) => e.requestId)).toEqual(['req_4', 'req_3', 'req_2']);
     await s.remove(['req_3']);
-    expect(s.list(10).map((e) => e.request_id)).toEqual(['req_4', 'req_2', 'req_1', 'req_0']);
+    expect(s.list(10).map((e) => e.requestId)).toEqual(['req_4', 'req_2', 'req_1', 'req_0']);
     await s.close();
   });
 

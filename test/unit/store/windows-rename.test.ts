@@ -65,13 +65,13 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 });
 
 const entry = (id: string): RequestEntry => ({
-  request_id: id,
+  requestId: id,
   kind: 'blockchain',
   status: 'PENDING',
-  credential_key: 'cred',
-  wrapper_key: 'wrp_x',
-  created_at: '2026-11-22T10:00:00.000Z',
-  completed_at: null,
+  credentialKey: 'cred',
+  wrapperKey: 'wrp_x',
+  createdAt: '2026-11-22T10:00:00.000Z',
+  completedAt: null,
   params: { engine: 'chip', txHash: 'ab'.repeat(32), chainId: null },
 });
 

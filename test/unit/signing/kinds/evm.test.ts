@@ -28,8 +28,8 @@ const tokenLike: Chip = {
 };
 
 const entry = (chainId: number | null): Extract<RequestEntry, { kind: 'blockchain' }> => ({
-  request_id: 'req_1', kind: 'blockchain', status: 'PENDING', credential_key: 'k', wrapper_key: 'w',
-  created_at: '2026-11-22T10:00:00.000Z', completed_at: null, params: { engine: 'chip', txHash: TX, chainId: chainId },
+  requestId: 'req_1', kind: 'blockchain', status: 'PENDING', credentialKey: 'k', wrapperKey: 'w',
+  createdAt: '2026-11-22T10:00:00.000Z', completedAt: null, params: { engine: 'chip', txHash: TX, chainId: chainId },
 });
 
 const RUN = { signal: new AbortController().signal, resumed: false, signing: () => undefined, signed: () => undefined };
