@@ -44,8 +44,11 @@ export interface EvmParams extends ChipPinMark {
  * The journal's names, as every journal before issue 18 wrote them (and as the wire spells them):
  * an entry's own fields, and its params'. Both are converted here, at the store edge, and nowhere else.
  */
-const STORED_ENTRY_NAMES = { requestId: 'request_id', credentialKey: 'credential_key', wrapperKey: 'wrapper_key', createdAt: 'created_at', completedAt: 'completed_at', errorId: 'error_id' } as const satisfies Partial<Record<keyof RequestEntryBase, string>>;
-const STORED_PARAM_NAMES = { pinFromRequest: 'pin_from_request', designKey: 'design_key', signerName: 'signer_name', txHash: 'tx_hash', chainId: 'chain_id' } as const satisfies Partial<Record<keyof PadesParams | keyof EvmParams, string>>;
+type UpperLetter = 'A' | 'B' | 'C' | 'D' | 'E' | 'F' | 'G' | 'H' | 'I' | 'J' | 'K' | 'L' | 'M' | 'N' | 'O' | 'P' | 'Q' | 'R' | 'S' | 'T' | 'U' | 'V' | 'W' | 'X' | 'Y' | 'Z';
+/** The camelCase keys of `T`: each needs its stored name below, so a new field cannot reach the journal in camelCase (the compiler says which is missing). */
+type CamelKeys<T> = { [K in keyof T]-?: K extends `${string}${UpperLetter}${string}` ? K : never }[keyof T];
+const STORED_ENTRY_NAMES = { requestId: 'request_id', credentialKey: 'credential_key', wrapperKey: 'wrapper_key', createdAt: 'created_at', completedAt: 'completed_at', errorId: 'error_id' } as const satisfies Record<CamelKeys<RequestEntryBase>, string>;
+const STORED_PARAM_NAMES = { pinFromRequest: 'pin_from_request', designKey: 'design_key', signerName: 'signer_name', txHash: 'tx_hash', chainId: 'chain_id' } as const satisfies Record<CamelKeys<PadesParams> | CamelKeys<EvmParams>, string>;
 
 function renamed(fields: object, names: Record<string, string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
