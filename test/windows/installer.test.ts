@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leavePendingCopy } from '../helpers/pending-request';
 import { authed, waitForResult } from '../helpers/service-process';
-import { assertWine, createPrefix, DATA, ENV_KEY, freePort, INSTDIR, runWine, type WinePrefix, until } from './wine';
+import { assertWine, createPrefix, DATA, freePort, INSTDIR, installedLocalsign, runWine, type WinePrefix, until } from './wine';
 
 /**
  * Issue 9, the Windows installer under wine 8 (prefix set to Windows 10, output to files): the
@@ -32,14 +32,7 @@ describe('Windows installer under wine (NSIS, silent, service via shawl)', () =>
   let doneId = '';
   const kept: Record<string, string> = {};
 
-  const data = (name: string) => wine.toUnix(`${DATA}\\${name}`);
-  const exe = (args: string[]) => runWine(wine, [`${INSTDIR}\\localsign.exe`, ...args]);
-  const health = async () => {
-    const res = await fetch(`http://127.0.0.1:${port}/health`).catch(() => null);
-    return res?.status === 200 ? ((await res.json()) as Record<string, unknown>) : null;
-  };
-  const scState = async () => /STATE\s*:\s*\d+\s+(\w+)/.exec((await runWine(wine, ['sc', 'query', 'localsign'])).stdout)?.[1] ?? null;
-  const systemPath = async () => /Path\s+REG_\w+\s+(.*)/.exec((await runWine(wine, ['reg', 'query', ENV_KEY, '/v', 'Path'])).stdout)?.[1]?.trim() ?? '';
+  const { data, exe, health, scState, systemPath } = installedLocalsign(() => wine, () => port);
   const displayVersion = async () => /DisplayVersion\s+REG_SZ\s+(\S+)/.exec((await runWine(wine, ['reg', 'query', UNINST_KEY, '/v', 'DisplayVersion'])).stdout)?.[1] ?? null;
 
   beforeAll(async () => {

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { windowsBinPath } from '../../src/install/windows-service';
 import { authed } from '../helpers/service-process';
-import { assertWine, createPrefix, DATA, ENV_KEY, freePort, INSTDIR, runWine, type WinePrefix, until } from './wine';
+import { assertWine, createPrefix, DATA, freePort, INSTDIR, installedLocalsign, runWine, type WinePrefix, until } from './wine';
 
 /**
  * Issue 19, the MSI under wine 8 (prefix set to Windows 10): built by build/installers.mjs with
@@ -39,15 +39,8 @@ describe('MSI under wine (msiexec /qn, ServiceInstall via shawl, PATH, upgrade, 
   let wrapper: { key: string; secret: string };
   const kept: Record<string, string> = {};
 
-  const data = (name: string) => wine.toUnix(`${DATA}\\${name}`);
-  const exe = (args: string[]) => runWine(wine, [`${INSTDIR}\\localsign.exe`, ...args]);
+  const { data, exe, health, scState, systemPath } = installedLocalsign(() => wine, () => port);
   const msiexec = (args: string[]) => runWine(wine, ['msiexec', ...args], {}, 180_000);
-  const health = async () => {
-    const res = await fetch(`http://127.0.0.1:${port}/health`).catch(() => null);
-    return res?.status === 200 ? ((await res.json()) as Record<string, unknown>) : null;
-  };
-  const scState = async () => /STATE\s*:\s*\d+\s+(\w+)/.exec((await runWine(wine, ['sc', 'query', 'localsign'])).stdout)?.[1] ?? null;
-  const systemPath = async () => /Path\s+REG_\w+\s+(.*)/.exec((await runWine(wine, ['reg', 'query', ENV_KEY, '/v', 'Path'])).stdout)?.[1]?.trim() ?? '';
   /** DisplayVersion of each uninstall entry named localsign (Windows Installer writes a.b.c.d). */
   const installedVersions = async () =>
     (await runWine(wine, ['reg', 'query', 'HKLM\\Software\\Microsoft\\Windows\\CurrentVersion\\Uninstall', '/s'])).stdout

@@ -112,6 +112,24 @@ export const INSTDIR = 'C:\\Program Files\\localsign';
 export const DATA = 'C:\\ProgramData\\localsign';
 export const ENV_KEY = 'HKLM\\System\\CurrentControlSet\\Control\\Session Manager\\Environment';
 
+/**
+ * What both installer tests ask of an installed localsign: a file of its data dir, its executable
+ * run from where the installer put it, `/health` on its port (null until it answers 200), the
+ * service's SCM state, and the system PATH. The prefix and port are read when asked (beforeAll sets them).
+ */
+export function installedLocalsign(prefix: () => WinePrefix, port: () => number) {
+  return {
+    data: (name: string) => prefix().toUnix(`${DATA}\\${name}`),
+    exe: (args: string[]) => runWine(prefix(), [`${INSTDIR}\\localsign.exe`, ...args]),
+    health: async (): Promise<Record<string, unknown> | null> => {
+      const res = await fetch(`http://127.0.0.1:${port()}/health`).catch(() => null);
+      return res?.status === 200 ? ((await res.json()) as Record<string, unknown>) : null;
+    },
+    scState: async () => /STATE\s*:\s*\d+\s+(\w+)/.exec((await runWine(prefix(), ['sc', 'query', 'localsign'])).stdout)?.[1] ?? null,
+    systemPath: async () => /Path\s+REG_\w+\s+(.*)/.exec((await runWine(prefix(), ['reg', 'query', ENV_KEY, '/v', 'Path'])).stdout)?.[1]?.trim() ?? '',
+  };
+}
+
 /** `probe` until it gives a value, every 250 ms, failing after `timeoutMs` with `what`. */
 export async function until<T>(what: string, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
