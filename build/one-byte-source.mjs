@@ -24,15 +24,19 @@ const ASCII = new Map([
 
 const ABOVE_LATIN1 = /[^\u0000-\u00ff]/gu;
 
+const withoutComments = (source) => transformSync(source, { minifyWhitespace: true, legalComments: 'none', format: 'cjs', logLevel: 'silent' }).code;
+
 /** `code` with every character above U+00FF in its comments written in ASCII; throws if one is not in a comment. */
 export function oneByteSource(code, name = 'bundle') {
-  if (!ABOVE_LATIN1.test(code)) return code;
-  ABOVE_LATIN1.lastIndex = 0;
   const rewritten = code.replace(ABOVE_LATIN1, (ch) => ASCII.get(ch) ?? '?');
-  const minified = (source) => transformSync(source, { minifyWhitespace: true, legalComments: 'none', format: 'cjs', logLevel: 'silent' }).code;
-  if (minified(rewritten) !== minified(code)) {
-    const at = code.search(/[^\u0000-\u00ff]/u);
-    throw new Error(`${name}: a character above U+00FF outside a comment (first one near ${JSON.stringify(code.slice(Math.max(0, at - 40), at + 20))}); escape it in the source`);
+  if (rewritten === code) return code;
+  const before = withoutComments(code);
+  const after = withoutComments(rewritten);
+  if (after !== before) {
+    // Where the comment-free outputs first differ is the character that was code.
+    let at = 0;
+    while (before[at] === after[at]) at += 1;
+    throw new Error(`${name}: a character above U+00FF outside a comment, near ${JSON.stringify(before.slice(Math.max(0, at - 40), at + 20))}; escape it in the source`);
   }
   return rewritten;
 }
