@@ -19,14 +19,13 @@ export async function recoverPending(o: {
   hasWorkFile: (requestId: string) => boolean;
   resume: (entry: ReturnType<RequestStore['pending']>[number]) => void;
   /** Ids of documents in work/; those of no PENDING request are left from a crash and removed. */
-  workFiles?: { list: () => string[]; remove: (requestId: string) => void };
+  workFiles?: { list: () => string[]; remove: (requestId: string) => void | Promise<void> };
 }): Promise<{ resumed: number; failed: number }> {
   let resumed = 0;
   let failed = 0;
   if (o.workFiles) {
-    for (const id of o.workFiles.list()) {
-      if (o.store.get(id)?.status !== 'PENDING') o.workFiles.remove(id);
-    }
+    const leftovers = o.workFiles.list().filter((id) => o.store.get(id)?.status !== 'PENDING');
+    await Promise.all(leftovers.map((id) => o.workFiles!.remove(id)));
   }
   // Failures are written side by side (the journal commits them as one batch).
   const failing: Promise<unknown>[] = [];

@@ -4,7 +4,7 @@ import type { RequestStore } from '../store/request-store';
  * CONTRACT: results are kept 7 days or 10,000 results, whichever is less. Oldest go first;
  * PENDING requests are never dropped here (the timeout ends them first).
  */
-export async function applyRetention(store: RequestStore, o: { now: Date; maxAgeMs: number; maxResults: number; forget: (id: string) => void }): Promise<number> {
+export async function applyRetention(store: RequestStore, o: { now: Date; maxAgeMs: number; maxResults: number; forget: (id: string) => void | Promise<void> }): Promise<number> {
   const entries = store.oldest();
   const cutoff = o.now.getTime() - o.maxAgeMs;
   const excess = entries.length - o.maxResults;
@@ -18,6 +18,6 @@ export async function applyRetention(store: RequestStore, o: { now: Date; maxAge
   }
   await store.remove(drop);
   // The journal first: a crash in between leaves files of no request, never a request without its files.
-  for (const id of drop) o.forget(id);
+  await Promise.all(drop.map((id) => o.forget(id)));
   return drop.length;
 }

@@ -134,6 +134,8 @@ export class JobRunner {
     timeout.catch(() => undefined);
     let settle: () => Promise<unknown>;
     let failing = false;
+    /** The result's write, started as soon as the job had it, and how to remove it. */
+    let persisted: { written: Promise<void> | null; discard: (() => Promise<void>) | null } | null = null;
     try {
       kind = (await signatureKind(entry.kind)) as SignatureKind;
       const job = kind.run as Job;
@@ -166,7 +168,19 @@ export class JobRunner {
         if (work) void work.then(release, release);
         else release();
       }
-      settle = () => this.registry.complete(entry.requestId, outcome.result, outcome.digestHex, outcome.persist);
+      // The result is written now, while the PENDING record and the input may still be on their
+      // way to the disk (issue 18: on a small PDF the result's own fsync waited for theirs); the
+      // DONE record is written only after all of them (complete, after `created` below).
+      const { persist, discard } = outcome;
+      let early: Promise<void> | null = persist ? persist() : null;
+      early?.catch(() => undefined);
+      persisted = { written: early, discard: discard ?? null };
+      settle = () => {
+        // A retry after a refused write (settleDurably) writes again.
+        const write = early ?? persist?.();
+        early = null;
+        return this.registry.complete(entry.requestId, outcome.result, outcome.digestHex, write ? () => write : undefined);
+      };
     } catch (error) {
       abort.abort(error);
       failing = true;
@@ -181,6 +195,8 @@ export class JobRunner {
     try {
       await created;
     } catch (error) {
+      // No DONE can follow: a result already written goes.
+      if (persisted?.written && persisted.discard) await persisted.written.then(persisted.discard, () => undefined);
       // The PENDING record never reached the disk: the caller got an error, not a 202.
       if (!this.registry.get(entry.requestId)) return;
       // It did, but the document did not (a full disk takes a short line, not a document): the
@@ -195,7 +211,7 @@ export class JobRunner {
     if (this.registry.get(entry.requestId)?.status !== 'PENDING') {
       // A kind without documents has nothing to release: three removals of absent files were 3 %
       // of the service's CPU per EVM signature (issue 10).
-      kind?.release?.(entry, this.deps, engine);
+      void kind?.release?.(entry, this.deps, engine);
       engine.forget?.(entry.requestId);
     }
   }

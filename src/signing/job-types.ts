@@ -80,8 +80,14 @@ export interface JobOutcome {
   result: Record<string, unknown>;
   /** For the audit record: the tx hash, or SHA-256 of the CMS signed attributes. */
   digestHex: string;
-  /** Writes what the result needs on disk (the signed PDF); run by the registry before DONE. */
+  /**
+   * Writes what the result needs on disk (the signed PDF). The runner starts it as soon as the
+   * job has its result, side by side with the fsyncs of the request's PENDING record and input;
+   * the DONE record waits for all of them.
+   */
   persist?: () => Promise<void>;
+  /** Removes what `persist` wrote, for a request that will never be DONE. Never rejects. */
+  discard?: () => Promise<void>;
 }
 
 export type Job<K extends RequestEntry['kind'] = RequestEntry['kind']> = (entry: Extract<RequestEntry, { kind: K }>, deps: JobDeps, run: JobRun) => Promise<JobOutcome>;

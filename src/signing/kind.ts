@@ -20,6 +20,6 @@ export interface SignatureKind<K extends RequestEntry['kind'] = RequestEntry['ki
   auditDigest(entry: Extract<RequestEntry, { kind: K }>): string | null;
   /** A resumed request of a remote engine whose digest is already out (nothing local a crash could repeat). */
   digestOut(entry: Extract<RequestEntry, { kind: K }>, deps: JobDeps): Promise<boolean>;
-  /** The request is final: what it kept on disk for a restart goes. */
-  release?(entry: Extract<RequestEntry, { kind: K }>, deps: JobDeps, engine: SigningEngine): void;
+  /** The request is final: what it kept on disk for a restart goes (off the event loop; never rejects). */
+  release?(entry: Extract<RequestEntry, { kind: K }>, deps: JobDeps, engine: SigningEngine): void | Promise<void>;
 }

@@ -176,6 +176,7 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
       await removeStepFile(result);
       throw error;
     }),
+    discard: () => deps.documents.discardResult(entry.requestId),
   };
   } catch (error) {
     await steps.discard();

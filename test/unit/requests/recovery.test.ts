@@ -47,7 +47,7 @@ describe('recoverPending: one more try, not an endless loop', () => {
       registry,
       hasWorkFile: (id) => workFiles.has(id),
       resume: (e) => resumed.push(e.requestId),
-      workFiles: { list: () => [...workFiles], remove: (id) => removed.push(id) },
+      workFiles: { list: () => [...workFiles], remove: (id) => void removed.push(id) },
     });
     return { counts, resumed, removed };
   };

@@ -18,7 +18,7 @@ describe('applyRetention (CONTRACT: 7 days or 10,000 results, whichever is less)
     await store.create(entry('req_old_pending', at(0), 'PENDING'));
     for (let i = 1; i <= 6; i += 1) await store.create(entry(`req_${i}`, at(i)));
     const removedWork: string[] = [];
-    const dropped = await applyRetention(store, { now: new Date(at(60)), maxAgeMs: 1000 * 60 * 58, maxResults: 4, forget: (id) => removedWork.push(id) });
+    const dropped = await applyRetention(store, { now: new Date(at(60)), maxAgeMs: 1000 * 60 * 58, maxResults: 4, forget: (id) => void removedWork.push(id) });
     // age cut-off is minute 2: req_1 is too old; the count keeps 4 of 7, so req_2 goes too.
     expect(dropped).toBe(2);
     expect(store.list(10).map((e) => e.requestId)).toEqual(['req_6', 'req_5', 'req_4', 'req_3', 'req_old_pending']);

@@ -256,4 +256,42 @@ describe('JobRunner cancellation (issue 18)', () => {
     await r.drain(60_000);
     expect(auditLines()).toEqual([expect.objectContaining({ request_id: a.requestId, outcome: 'ERROR', digest: DIGEST })]);
   });
+
+  describe('the result is written side by side with the PENDING record (issue 18)', () => {
+    it('starts writing the result before the request is durable, and writes DONE only after both', async () => {
+      const r = runner();
+      const a = await create(0);
+      const created = gate();
+      const written = gate();
+      const events: string[] = [];
+      jobs.pades = async () => ({ ...outcome(), persist: () => (events.push('persist'), written.promise), discard: async () => void events.push('discard') });
+      r.start(a, created.promise.then(() => void events.push('created')));
+      await settle(() => events.includes('persist'));
+      // The input and the PENDING record are still on their way: the result's write is already under way.
+      expect(events).toEqual(['persist']);
+      created.open();
+      await settle(() => events.includes('created'));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(status(a.requestId)).toBe('PENDING');
+      written.open();
+      await settle(() => status(a.requestId) === 'DONE');
+      await r.drain(60_000);
+      expect(events).toEqual(['persist', 'created']);
+    });
+
+    it('removes a result already written when the request cannot become DONE (its input never reached the disk)', async () => {
+      const r = runner();
+      const a = await create(0);
+      const created = gate();
+      const events: string[] = [];
+      jobs.pades = async () => ({ ...outcome(), persist: async () => void events.push('persist'), discard: async () => void events.push('discard') });
+      r.start(a, created.promise);
+      await settle(() => events.includes('persist'));
+      created.fail(new SigningError('the disk refused the document'));
+      await settle(() => status(a.requestId) === 'ERROR');
+      await r.drain(60_000);
+      expect(events).toEqual(['persist', 'discard']);
+      expect(auditLines()).toEqual([expect.objectContaining({ request_id: a.requestId, outcome: 'ERROR' })]);
+    });
+  });
 });

@@ -26,7 +26,7 @@ describe('DocumentStore: one owner of a request\'s documents', () => {
     // A new process (no memory) reads it from disk.
     expect((await new DocumentStore(dirs).readInput('req_a'))!.toString()).toBe('%PDF-1.7 input');
     expect(new DocumentStore(dirs).listWork()).toEqual(['req_a']);
-    docs.releaseWork('req_a');
+    await docs.releaseWork('req_a');
     expect(readdirSync(dirs.work)).toEqual([]);
     expect(await docs.readInput('req_a')).toBeNull();
   });
@@ -59,7 +59,7 @@ describe('DocumentStore: one owner of a request\'s documents', () => {
     const ref = again!.pdf as FileBytes;
     expect([ref.length, readFileSync(ref.$file, 'utf8')]).toEqual([13, '%PDF prepared']);
     expect(new DocumentStore(dirs).listWork()).toEqual(['req_p']);
-    docs.releaseWork('req_p');
+    await docs.releaseWork('req_p');
     expect(await docs.readPrepared('req_p')).toBeNull();
   });
 
@@ -78,7 +78,7 @@ describe('DocumentStore: one owner of a request\'s documents', () => {
     // The input as a worker gets it: held bytes while small and in memory, else the work file.
     await docs.admit('req_q', new TextEncoder().encode('%PDF input'));
     expect((await docs.inputDocument('req_q')) instanceof Uint8Array).toBe(true);
-    docs.releaseWork('req_q');
+    await docs.releaseWork('req_q');
   });
 
   it('keeps a signed result until retention forgets the request', async () => {
@@ -87,8 +87,42 @@ describe('DocumentStore: one owner of a request\'s documents', () => {
     const file = (await docs.openResult('req_r'))!;
     expect(file.size).toBe(11);
     expect(Buffer.concat(await file.stream.toArray()).toString()).toBe('%PDF signed');
-    docs.forget('req_r');
+    await docs.forget('req_r');
     expect(await docs.openResult('req_r')).toBeNull();
     expect(existsSync(docs.resultPath('req_r'))).toBe(false);
+  });
+
+  it('keeps small results in memory once durable, within a total bound, until retention forgets them', async () => {
+    const docs = new DocumentStore(dirs);
+    // A view into a larger buffer, as a worker's answer may be: the store keeps a copy of the view only.
+    const message = Buffer.alloc(1024, 0x20);
+    message.write('%PDF small', 100);
+    const small = new Uint8Array(message.buffer, message.byteOffset + 100, 10);
+    await docs.writeResult('req_s', small);
+    const kept = docs.recentResult('req_s')!;
+    expect(kept.toString()).toBe('%PDF small');
+    expect(kept.buffer).not.toBe(message.buffer);
+    expect(readFileSync(docs.resultPath('req_s'), 'utf8')).toBe('%PDF small');
+    // Over 256 KiB: streamed from disk, never kept.
+    await docs.writeResult('req_l', Buffer.alloc(256 * 1024 + 1, 0x41));
+    expect(docs.recentResult('req_l')).toBeNull();
+    // A worker's file is adopted, not read: not kept either.
+    const scratch = join(dirs.work, 'xfer-1-3-ef.tmp');
+    writeFileSync(scratch, '%PDF in a file');
+    await docs.writeResult('req_f', { $file: scratch, length: 14 });
+    expect(docs.recentResult('req_f')).toBeNull();
+    // 4 MiB in all: the oldest go first.
+    for (let i = 0; i < 17; i += 1) await docs.writeResult(`req_${i}`, Buffer.alloc(256 * 1024, i));
+    expect(docs.recentResult('req_s')).toBeNull();
+    expect(docs.recentResult('req_0')).toBeNull();
+    expect(docs.recentResult('req_1')![0]).toBe(1);
+    expect(docs.recentResult('req_16')![0]).toBe(16);
+    // A write that fails keeps nothing in memory.
+    const refused = new DocumentStore({ work: dirs.work, results: join(tmp.home, 'gone') });
+    await expect(refused.writeResult('req_x', small)).rejects.toThrow();
+    expect(refused.recentResult('req_x')).toBeNull();
+    await docs.forget('req_16');
+    expect(docs.recentResult('req_16')).toBeNull();
+    expect(existsSync(docs.resultPath('req_16'))).toBe(false);
   });
 });
