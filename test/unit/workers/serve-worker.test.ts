@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { LONG_TASK_MS, MEMORY_CHECK_MS, serveWorker, type TaskChannel } from '../../../src/workers/pool';
+
+/**
+ * The worker's side of retiring (pool.ts serveWorker): resident memory is read after a long task
+ * and otherwise at most once a second, not after every task (issue 18: reading it was 8 % of a PDF
+ * worker's time per small PDF), and a worker above its bound still says so.
+ */
+describe('serveWorker: when a worker measures its memory', () => {
+  function worker(o: { rssMb: number }) {
+    let clock = 0;
+    let reads = 0;
+    let listener: (task: unknown) => void = () => undefined;
+    const answers: { ok: boolean; retire?: boolean }[] = [];
+    const port: TaskChannel = { onTask: (l) => void (listener = l), answer: (m) => void answers.push(m as never) };
+    serveWorker(port, (task: { ms: number }) => void (clock += task.ms), {
+      retireAboveMb: 100,
+      now: () => clock,
+      rss: () => (reads++, o.rssMb * 1024 * 1024),
+    });
+    const send = async (ms: number) => {
+      const before = answers.length;
+      listener({ ms });
+      while (answers.length === before) await new Promise((resolve) => setImmediate(resolve));
+      return answers.at(-1)!;
+    };
+    return { send, reads: () => reads, wait: (ms: number) => void (clock += ms) };
+  }
+
+  it('reads it after its first task, then not again for short tasks within a second', async () => {
+    const w = worker({ rssMb: 50 });
+    for (let i = 0; i < 20; i += 1) expect((await w.send(1)).retire).toBeUndefined();
+    expect(w.reads()).toBe(1);
+    w.wait(MEMORY_CHECK_MS);
+    await w.send(1);
+    expect(w.reads()).toBe(2);
+  });
+
+  it('reads it after every long task (a large document), and asks to retire above its bound', async () => {
+    const w = worker({ rssMb: 150 });
+    expect((await w.send(1)).retire).toBe(true);
+    // Measured just now, but this task was long: measured again.
+    expect((await w.send(LONG_TASK_MS)).retire).toBe(true);
+    expect(w.reads()).toBe(2);
+    expect((await w.send(1)).retire).toBeUndefined();
+    expect(w.reads()).toBe(2);
+  });
+});
