@@ -6,15 +6,17 @@ import { createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:cr
 import { children, decodeOid, expectTag, TAG, type Der } from '../der/der';
 import { readCertificate } from '../der/certificate-fields';
 import { SIGNATURE_DIGESTS } from '../der/oids';
+import { memoByDer } from '../der/memo-by-der';
 
 /** The OID of an AlgorithmIdentifier SEQUENCE. */
 export function algorithmOf(node: Der | undefined, what: string): string {
   return decodeOid(expectTag(children(expectTag(node, TAG.SEQUENCE, what))[0], TAG.OID, `${what} OID`).content);
 }
 
-export function publicKeyOf(certificate: Uint8Array): KeyObject {
-  return createPublicKey({ key: Buffer.from(readCertificate(certificate).spki.raw), format: 'der', type: 'spki' });
-}
+/** The certificate's public key (remembered by the certificate's bytes: memo-by-der.ts). */
+export const publicKeyOf: (certificate: Uint8Array) => KeyObject = memoByDer((certificate) =>
+  createPublicKey({ key: Buffer.from(readCertificate(certificate).spki.raw), format: 'der', type: 'spki' }),
+);
 
 /** BIT STRING value without the unused-bits octet (signatures have none). */
 export function bitStringBytes(node: Der | undefined, what: string): Uint8Array {
