@@ -4,6 +4,7 @@
  * `doc.context` itself and never calls `doc.save()`, so everything this draws must already be an
  * indirect object in the context when we return.
  */
+import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import fontkit from '@pdf-lib/fontkit';
 import {
@@ -125,9 +126,32 @@ function subsetTag(texts: string[]): string {
  */
 function flateNatively(context: PDFContext): void {
   context.flateStream = (contents, dict = {}) => {
-    const deflated = deflateSync(typedArrayFor(contents));
+    const bytes = typedArrayFor(contents);
+    const deflated = bytes.length >= KEPT_FLATE_MIN ? keptFlate(bytes) : deflateSync(bytes);
     return context.stream(new Uint8Array(deflated.buffer, deflated.byteOffset, deflated.byteLength), { ...dict, Filter: 'FlateDecode' });
   };
+}
+
+/**
+ * Large streams (the stamp font's subset, its file the same for every stamp of a design drawn the
+ * same minute, _font-subset.ts SubsetCache) deflated once, by their content's hash: compressing
+ * the font file again was 0.3 ms of a PDF worker's time per small PDF (issue 18). Deflate is
+ * deterministic, so the bytes written are the same; the few kept are never changed by pdf-lib.
+ */
+const KEPT_FLATE_MIN = 4096;
+const KEPT_FLATE_MAX = 16;
+const keptFlates = new Map<string, Buffer>();
+function keptFlate(bytes: Uint8Array): Buffer {
+  const key = createHash('sha256').update(bytes).digest('base64');
+  let deflated = keptFlates.get(key);
+  if (deflated) {
+    keptFlates.delete(key); // most recent last
+  } else {
+    deflated = deflateSync(bytes);
+    if (keptFlates.size >= KEPT_FLATE_MAX) keptFlates.delete(keptFlates.keys().next().value!);
+  }
+  keptFlates.set(key, deflated);
+  return deflated;
 }
 
 /** One line is one line: control characters (tabs, newlines from a filled value) become spaces. */
