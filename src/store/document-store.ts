@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
-import { stat, unlink } from 'node:fs/promises';
+import { lstat, stat, unlink } from 'node:fs/promises';
 import { adoptFileAtomicAsync, readFileIfExistsAsync, writeFileAtomicAsync } from './atomic-file';
 import { FILE_MIN_BYTES, isFileBytes, type DocumentBytes, type FileBytes } from './file-bytes';
 import { openNoFollow } from './no-follow';
@@ -16,8 +16,9 @@ const HOLD_IN_MEMORY_MAX = 16 * 1024 * 1024;
 /**
  * Signed results up to this size are also kept in memory once durable, up to RECENT_RESULTS_BYTES
  * in all (the oldest let go first): the answer that follows a DONE (a long poll, or the poll right
- * after it) is then made without opening, reading and closing the file, five trips to the thread
- * pool per small PDF (issue 18). Larger results are always streamed from disk.
+ * after it) then takes one lstat instead of opening, reading and closing the file through a chain
+ * of streams, five trips to the thread pool per small PDF (issue 18). Larger results are always
+ * streamed from disk.
  */
 const RECENT_RESULT_MAX = 256 * 1024;
 const RECENT_RESULTS_BYTES = 4 * 1024 * 1024;
@@ -205,10 +206,15 @@ export class DocumentStore {
   /**
    * The signed result when it is small and was written by this process (still in memory), else
    * null: the caller then streams it with `openResult`. The caller has already checked that the
-   * request is DONE and the asker's own.
+   * request is DONE and the asker's own. Served only while results/<id>.pdf is still a regular
+   * file of its size (one lstat, not the five trips of reading it): a file that vanished or was
+   * replaced by a link is left to `openResult`, which names the problem.
    */
-  recentResult(id: string): Buffer | null {
-    return this.recent.get(id) ?? null;
+  async recentResult(id: string): Promise<Buffer | null> {
+    const kept = this.recent.get(id);
+    if (!kept) return null;
+    const found = await lstat(this.resultPath(id)).catch(() => null);
+    return found?.isFile() && found.size === kept.length ? kept : null;
   }
 
   /** The signed result as a stream from disk (never whole in memory), with its size; null if gone. */

@@ -70,7 +70,7 @@ export function getResult(ctx: AppContext) {
         const warnings = entry.result?.warnings;
         if (Array.isArray(warnings) && warnings.length > 0) body.warnings = warnings;
         // A small result this process wrote is still in memory: one answer, no file read.
-        const recent = ctx.documents.recentResult(entry.requestId);
+        const recent = await ctx.documents.recentResult(entry.requestId);
         if (recent) return c.json({ ...body, pdf_base64: recent.toString('base64') });
         const file = await ctx.documents.openResult(entry.requestId);
         if (!file) throw new LocalsignError('internal', 'the signed document of this request is missing from the results folder');
@@ -102,7 +102,7 @@ export function getResultPdf(ctx: AppContext) {
       'content-disposition': `attachment; filename="${id}.pdf"`,
       ...(Array.isArray(warnings) && warnings.length > 0 ? { [WARNINGS_HEADER.toLowerCase()]: asciiJson(warnings) } : {}),
     };
-    const recent = ctx.documents.recentResult(id);
+    const recent = await ctx.documents.recentResult(id);
     if (recent) return c.body(new Uint8Array(recent.buffer as ArrayBuffer, recent.byteOffset, recent.length), 200, { ...headers, 'content-length': String(recent.length) });
     const file = await ctx.documents.openResult(id);
     if (!file) throw new LocalsignError('internal', 'the signed document of this request is missing from the results folder');
