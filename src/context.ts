@@ -196,7 +196,7 @@ export class AppContext {
 
   /** What the accept services (signing/accept.ts) need: the sign routes call them with this. */
   accepting(): AcceptDeps {
-    return { pades: { defaultLevel: this.config.padesLevel, tsaUrl: this.config.tsaUrl }, cache: () => this.cache.get(), documents: this.documents, documentWork: this.documentWork, registry: this.requests.registry, jobs: this.requests.jobs, log: this.log };
+    return { pades: { defaultLevel: this.config.padesLevel, tsaUrl: this.config.tsaUrl }, cache: () => this.cache.get(), documents: this.documents, documentWork: this.documentWork, registry: this.requests.registry, jobs: this.requests.jobs, log: this.log, now: this.now };
   }
 
   private jobDeps(): JobDeps {

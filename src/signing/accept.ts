@@ -11,7 +11,11 @@ import type { Logger } from '../log/logger';
 import type { RequestRegistry } from '../requests/registry';
 import { stampSpecOf, type CachedCredential, type CachedDesign, type CatalogCache, type WrapperRecord } from '../store/catalog-types';
 import type { DocumentStore } from '../store/document-store';
-import type { RequestEntry } from '../store/request-store';
+import type { PadesParams, RequestEntry } from '../store/request-store';
+import { FILE_MIN_BYTES } from '../store/file-bytes';
+import type { StampDecision } from '../pades/stamp';
+import type { AcceptedCatalog } from './job-types';
+import { prepareFields } from './stamp-values';
 import type { DocumentWork } from '../workers/document-work';
 import type { JobRunner } from './job-runner';
 import type { PadesLevel } from '../domain/pades';
@@ -26,6 +30,7 @@ export interface AcceptDeps {
   registry: RequestRegistry;
   jobs: JobRunner;
   log: Logger;
+  now: () => Date;
 }
 
 export interface PadesSignInput {
@@ -162,9 +167,38 @@ async function acceptPadesRequest(deps: AcceptDeps, input: PadesSignInput, calle
   checkChipPin(credential, input.chipPin);
   const design = resolveDesign(cache, credential, input);
   const { pdf, repairs } = await input.pdf();
-  // The stamp's place found here is carried to prepare (issue 18: the page's content walked once).
-  const { placement } = await deps.documentWork.checkForSigning(pdf, design ? stampSpecOf(design.stamp) : null, input.certify);
   const level = input.level ?? deps.pades.defaultLevel;
+  const params: PadesParams = {
+    engine: credential.engine,
+    designKey: design ? design.design_key : null,
+    variables: input.variables,
+    reason: input.reason,
+    location: input.location,
+    signerName: input.signerName,
+    // Only an asked-for level is kept: a request without one follows the service's default when it
+    // runs (a request accepted with a TSA and resumed without one is still signed, at B-B).
+    level: input.level,
+    certify: input.certify,
+    ...(input.chipPin ? { pinFromRequest: true as const } : {}),
+  };
+  const checkStamp = design ? stampSpecOf(design.stamp) : null;
+  let placement: StampDecision | null;
+  let prepared: AcceptedCatalog['prepared'];
+  if (pdf.byteLength < FILE_MIN_BYTES && credential.certificate_chain?.length) {
+    // A small document is prepared with its check (issue 18: one trip to a PDF worker and one
+    // reading of it fewer); the job starts at its signature. A large one is prepared by its job,
+    // from its work file, within the job's document slots.
+    const reserveTimestamp = level !== 'B-B';
+    const early = await deps.documentWork.checkAndPrepare(
+      { pdf, certificateChain: credential.certificate_chain.map((c) => new Uint8Array(Buffer.from(c, 'base64'))), ...prepareFields(params, design, deps.now()), reserveTimestamp },
+      checkStamp,
+    );
+    placement = early.check.placement;
+    prepared = { document: early.prepared, reserveTimestamp };
+  } else {
+    // The stamp's place found here is carried to prepare (issue 18: the page's content walked once).
+    placement = (await deps.documentWork.checkForSigning(pdf, checkStamp, input.certify)).placement;
+  }
   // B-T and above take their timestamps from the TSA (ETSI EN 319 142-1 §5.3, §5.4): refused before 202.
   if (level !== 'B-B' && !deps.pades.tsaUrl) {
     throw new InvalidInputError(`level ${level} needs a timestamp authority and this service has none (serve --tsa-url); ask for level B-B or configure one`);
@@ -176,27 +210,9 @@ async function acceptPadesRequest(deps: AcceptDeps, input: PadesSignInput, calle
   // crash in between leaves an orphan work file (removed at start-up) or a PENDING request
   // without its document, which recovery ends in ERROR: never a lost 202.
   const written = deps.documents.admit(requestId, pdf);
-  const { entry, durable } = deps.registry.begin({
-    id: requestId,
-    kind: 'pades',
-    credentialKey: credential.credential_key,
-    wrapperKey: caller.key,
-    params: {
-      engine: credential.engine,
-      designKey: design ? design.design_key : null,
-      variables: input.variables,
-      reason: input.reason,
-      location: input.location,
-      signerName: input.signerName,
-      // Only an asked-for level is kept: a request without one follows the service's default when it
-      // runs (a request accepted with a TSA and resumed without one is still signed, at B-B).
-      level: input.level,
-      certify: input.certify,
-      ...(input.chipPin ? { pinFromRequest: true as const } : {}),
-    },
-  });
+  const { entry, durable } = deps.registry.begin({ id: requestId, kind: 'pades', credentialKey: credential.credential_key, wrapperKey: caller.key, params });
   handOver();
-  deps.jobs.start(entry, Promise.all([durable, written]).then(() => undefined), { credential, design, placement, ...(input.chipPin ? { chipPin: input.chipPin } : {}) });
+  deps.jobs.start(entry, Promise.all([durable, written]).then(() => undefined), { credential, design, placement, ...(prepared ? { prepared } : {}), ...(input.chipPin ? { chipPin: input.chipPin } : {}) });
   return durably(deps, entry, [durable, written]);
 }
 

@@ -5,7 +5,7 @@ import type { HttpClient } from '../net/http-client';
 import type { CachedCredential, CachedDesign } from '../store/catalog-types';
 import type { DocumentStore } from '../store/document-store';
 import type { RequestEntry } from '../store/request-store';
-import type { DocumentWork } from '../workers/document-work';
+import type { DocumentWork, PreparedDocument } from '../workers/document-work';
 import type { EngineName } from '../domain/signing';
 import type { SigningEngine } from './engine';
 
@@ -74,6 +74,12 @@ export interface AcceptedCatalog {
    * memory only: prepare does not walk the page's content again (issue 18).
    */
   placement?: StampDecision | null;
+  /**
+   * PAdES, a small document: prepared with its check before the 202 (issue 18), in memory only;
+   * the job starts at the signature. `reserveTimestamp`: the room it left for a timestamp, which
+   * the job's level must agree with, else the job prepares again.
+   */
+  prepared?: { document: PreparedDocument; reserveTimestamp: boolean };
 }
 
 export interface JobOutcome {

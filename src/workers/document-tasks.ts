@@ -5,7 +5,7 @@
  * finish with its read-back check, the long-term updates and local validation.
  */
 import { LocalsignError, PdfInputError } from '../domain/errors';
-import { checkPdfForSigning, type SigningCheck } from '../pades/sign';
+import { checkAndPreparePades, checkPdfForSigning, type SigningCheck } from '../pades/sign';
 import { finishPades } from '../pades/sign';
 import { preparePades } from '../pades/sign';
 import { verifyPades } from '../pades/sign';
@@ -27,6 +27,7 @@ export type PostedDocumentTask = DocumentTask & { scratch: string | null };
 export type DocumentTask =
   | { op: 'sign-check'; pdf: Uint8Array; stamp: StampSpec | null; certify: 1 | 2 | 3 | null }
   | { op: 'prepare'; input: PadesPrepareInput }
+  | { op: 'sign-check-prepare'; input: PadesPrepareInput; stamp: StampSpec | null }
   | { op: 'finish'; prepared: PreparedPades; signatureValue: Uint8Array; timestampToken: Uint8Array | null }
   | { op: 'validate'; pdf: Uint8Array; options: ValidateOptions }
   | { op: 'add-dss'; pdf: Uint8Array; global: ValidationData; vri: VriEntry[] }
@@ -37,6 +38,7 @@ export type DocumentTask =
 export interface DocumentResults {
   'sign-check': SigningCheck;
   prepare: PreparedPades;
+  'sign-check-prepare': { check: SigningCheck; prepared: PreparedPades };
   finish: Uint8Array;
   validate: ValidationReport;
   'add-dss': Uint8Array;
@@ -82,6 +84,9 @@ async function run(task: DocumentTask): Promise<DocumentResult> {
     }
     case 'prepare':
       return preparePades(task.input);
+    case 'sign-check-prepare':
+      // `stamp` is the design's box the check places; the input's stamp is the one drawn (its text filled).
+      return checkAndPreparePades(task.input, task.stamp);
     case 'finish': {
       // The prepared bytes are this task's own copy: signed in place.
       const signed = finishPades(task.prepared, task.signatureValue, { timestampToken: task.timestampToken, inPlace: true });

@@ -104,6 +104,15 @@ export class DocumentWork {
   }
 
   /**
+   * The check before the 202 and prepare as one task (issue 18: one trip to a PDF worker and one
+   * reading of the document fewer per request). For documents held as bytes (the small ones):
+   * the prepared document comes back as bytes too.
+   */
+  async checkAndPrepare(input: Omit<PadesPrepareInput, 'placement'>, stamp: StampSpec | null): Promise<{ check: SigningCheck; prepared: PreparedDocument }> {
+    return this.call({ op: 'sign-check-prepare', input: { ...input, placement: null }, stamp });
+  }
+
+  /**
    * The signing steps take and give documents as bytes or files: a large one stays in files from
    * the work file to the result, read by the workers and never by the service (the 100 MB path).
    */

@@ -2,6 +2,6 @@ export { finishDocTimestamp, prepareDocTimestamp, type PreparedDocTimestamp } fr
 export { addDss, vriKey, type ValidationData, type VriEntry } from './dss';
 export { finishPades } from './finish';
 export { preparePades } from './prepare';
-export { checkPdfForSigning, type SigningCheck } from './sign-check';
+export { checkAndPreparePades, checkPdfForSigning, type SigningCheck } from './sign-check';
 export { type PadesPrepareInput, type PreparedPades } from './types';
 export { verifyPades } from './verify';

@@ -28,12 +28,12 @@ function stampRect(stamp: StampSpec): [number, number, number, number] {
   return [stamp.x, stamp.y, stamp.x + stamp.width, stamp.y + stamp.height];
 }
 
-export async function preparePades(input: PadesPrepareInput): Promise<PreparedPades> {
+/** `reader`: a reader of `input.pdf` that has already read part of it (sign-check.ts checkAndPreparePades). */
+export async function preparePades(input: PadesPrepareInput, reader: PdfReader = new PdfReader(input.pdf)): Promise<PreparedPades> {
   const chain = input.certificateChain;
   const signer = chain[0];
   if (!signer) throw new SigningError('certificateChain is empty: the signer certificate must come first');
   const algorithm = algorithmOfCertificate(signer);
-  const reader = new PdfReader(input.pdf);
   const info = inspectPdf(reader);
   if (input.certify) refuseCertifyingSigned(info.signatureCount);
 

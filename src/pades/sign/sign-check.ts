@@ -4,6 +4,8 @@ import { PdfReader } from '../pdf';
 import { inspectPdf, type PdfInfo } from '../pdf';
 import { placeSignature, stampDecisionOf, type PlacedStamp, type StampDecision } from '../stamp';
 import { uniqueFieldName } from '../pdf';
+import { preparePades } from './prepare';
+import type { PadesPrepareInput, PreparedPades } from './types';
 
 /**
  * What the check before the 202 found: the document's facts, the placement's warnings, and the
@@ -19,11 +21,22 @@ export type SigningCheck = PdfInfo & { warnings: string[]; placement: StampDecis
  * failing the request later (a fuzz of corrupted PDFs found such ERRORs).
  */
 export function checkPdfForSigning(pdf: Uint8Array, stamp: PlacedStamp | null): SigningCheck {
-  return refuseRangeErrors(() => readForSigning(pdf, stamp));
+  return refuseRangeErrors(() => readForSigning(new PdfReader(pdf), stamp));
 }
 
-function readForSigning(pdf: Uint8Array, stamp: PlacedStamp | null): SigningCheck {
-  const reader = new PdfReader(pdf);
+/**
+ * The check before the 202 and prepare in one go, on one reader (issue 18): for a small document
+ * the job then starts at its signature. The objects the check read are not parsed again, and
+ * they count once against the document's budgets, as they did for the check alone.
+ */
+export async function checkAndPreparePades(input: PadesPrepareInput, stamp: PlacedStamp | null): Promise<{ check: SigningCheck; prepared: PreparedPades }> {
+  const reader = new PdfReader(input.pdf);
+  const check = refuseRangeErrors(() => readForSigning(reader, stamp));
+  const prepared = await preparePades({ ...input, placement: check.placement }, reader);
+  return { check, prepared };
+}
+
+function readForSigning(reader: PdfReader, stamp: PlacedStamp | null): SigningCheck {
   const { catalogRef: _ref, catalog, ...info } = inspectPdf(reader);
   // The same decision prepare.ts takes, stamp position included: a design whose stamp fits
   // nowhere and says "refuse" is a 422 here, never an ERROR after the 202. A new field also

@@ -1,6 +1,5 @@
 import { SigningError } from '../../domain/errors';
 import type { PreparedPades } from '../../pades/sign';
-import type { StampSpec } from '../../domain/pades';
 import { byteLength, readSlice } from '../../store/file-bytes';
 import type { PreparedDocument } from '../../workers/document-work';
 import { removeStepFile, StepFiles } from '../step-files';
@@ -13,7 +12,7 @@ import { signatureContentsAt } from '../../pades/cms';
 import type { Job, JobDeps, JobRun } from '../job-types';
 import type { SignatureKind } from '../kind';
 import { chipPinOf } from '../chip-pin';
-import { formatStampDate, resolveStamp } from '../stamp-values';
+import { prepareFields } from '../stamp-values';
 
 /** The prepared state as the document store keeps it (for a platform that answers after a restart). */
 function toRecord(prepared: PreparedDocument): PreparedRecord {
@@ -59,29 +58,13 @@ async function prepare(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: Jo
   // (its work file stays until the request is final), so it is not held twice while signing.
   deps.documents.spill(entry.requestId);
   const p = entry.params;
-  const signingTime = deps.now();
-  let stamp: StampSpec | null = null;
-  if (p.designKey) {
-    const design = run.accepted?.design ?? deps.findDesign(p.designKey);
-    if (!design) throw new SigningError(`design ${p.designKey} is no longer in the cache`);
-    stamp = resolveStamp(design, {
-      signer_name: p.signerName ?? undefined,
-      reason: p.reason ?? undefined,
-      location: p.location ?? undefined,
-      ...p.variables,
-      date: formatStampDate(signingTime),
-    });
-  }
+  const design = p.designKey ? run.accepted?.design ?? deps.findDesign(p.designKey) : null;
+  if (p.designKey && !design) throw new SigningError(`design ${p.designKey} is no longer in the cache`);
   return deps.documentWork.prepare({
     pdf,
     certificateChain,
-    signingTime,
-    reason: p.reason,
-    location: p.location,
-    signerName: p.signerName,
-    stamp,
+    ...prepareFields(p, design ?? null, deps.now()),
     reserveTimestamp: levelOf(entry, deps) !== 'B-B',
-    certify: p.certify ?? null,
     // Where the check before the 202 put the stamp: not decided again (issue 18). A request
     // resumed after a restart has none, and prepare decides as that check did.
     placement: run.accepted?.placement ?? null,
@@ -118,7 +101,10 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
   // A remote engine may answer minutes later, after a restart: the prepared document is kept on
   // disk before the digest leaves, and the answer must fit those same prepared bytes.
   const kept = run.engine.remote && run.resumed ? await deps.documents.readPrepared(entry.requestId) : null;
-  prepared = kept ? fromRecord(kept) : await prepare(entry, deps, run, certificateChain);
+  // A small document was prepared with its check before the 202 (accept.ts).
+  const early = run.accepted?.prepared;
+  const ready = early && early.reserveTimestamp === (level !== 'B-B') ? early.document : null;
+  prepared = kept ? fromRecord(kept) : ready ?? (await prepare(entry, deps, run, certificateChain));
   // Kept for a restart (a worker's file is adopted as the prepared PDF, not copied).
   if (run.engine.remote && !kept) prepared = { ...prepared, pdf: await deps.documents.savePrepared(entry.requestId, toRecord(prepared)) };
   else if (!kept) steps.made(prepared.pdf);

@@ -1,11 +1,12 @@
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as contentBoxes from '../../../../src/pades/pdf/content-boxes';
+import * as pdfReader from '../../../../src/pades/pdf/_pdf-reader';
 import { PdfReader } from '../../../../src/pades/pdf/_pdf-reader';
 import { inspectPdf } from '../../../../src/pades/pdf/pdf-check';
 import { placeSignature, type StampDecision } from '../../../../src/pades/stamp/placement';
 import { preparePades } from '../../../../src/pades/sign/prepare';
-import { checkPdfForSigning } from '../../../../src/pades/sign/sign-check';
+import { checkAndPreparePades, checkPdfForSigning } from '../../../../src/pades/sign/sign-check';
 import type { StampSpec } from '../../../../src/domain/pades';
 import { createTestPki, type TestPki } from '../../../helpers/test-pki';
 
@@ -63,6 +64,27 @@ describe('the stamp placement, decided at the check before the 202 and carried t
     expect(carried.digest).toEqual(decided.digest);
     expect(carried.warnings).toEqual(decided.warnings);
     expect(carried.warnings).toHaveLength(1);
+  });
+
+  it('check and prepare in one go (a small document before its 202): one reading, one walk, the same bytes as the two steps', async () => {
+    const input = { pdf, certificateChain: pki.chain, signingTime, signerName: 'A. Signer', stamp: FILLED };
+    const check = checkPdfForSigning(pdf, DESIGN);
+    const apart = await preparePades({ ...input, placement: check.placement });
+    vi.mocked(contentBoxes.findContentBoxes).mockClear();
+    // Each reader reads the cross-reference chain once, when it is made.
+    const readings = vi.spyOn(pdfReader.PdfReader.prototype as unknown as { readChain(): unknown }, 'readChain');
+    const together = await checkAndPreparePades(input, DESIGN);
+    expect(walks()).toBe(1);
+    expect(together.check).toEqual(check);
+    expect(Buffer.from(together.prepared.pdf).equals(Buffer.from(apart.pdf))).toBe(true);
+    expect(together.prepared.digest).toEqual(apart.digest);
+    expect(together.prepared.warnings).toEqual(apart.warnings);
+    expect(readings).toHaveBeenCalledTimes(1);
+    readings.mockClear();
+    checkPdfForSigning(pdf, DESIGN);
+    await preparePades({ ...input, placement: together.check.placement });
+    expect(readings).toHaveBeenCalledTimes(2);
+    readings.mockRestore();
   });
 
   it('a decision for another page or another box is not used: prepare decides', () => {
