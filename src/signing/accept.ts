@@ -12,7 +12,7 @@ import type { RequestRegistry } from '../requests/registry';
 import { stampSpecOf, type CachedCredential, type CachedDesign, type CatalogCache, type WrapperRecord } from '../store/catalog-types';
 import type { DocumentStore } from '../store/document-store';
 import type { PadesParams, RequestEntry } from '../store/request-store';
-import { FILE_MIN_BYTES } from '../store/file-bytes';
+import { FILE_MIN_BYTES, isFileBytes, type DocumentBytes } from '../store/file-bytes';
 import type { StampDecision } from '../pades/stamp';
 import type { AcceptedCatalog } from './job-types';
 import { prepareFields } from './stamp-values';
@@ -37,10 +37,10 @@ export interface PadesSignInput {
   /**
    * The document, decoded when accept has checked everything cheaper (CONTRACT bounds: the PDF is
    * decoded after the fields and the catalogue). The API edge supplies it: the pdf_base64 field
-   * with its tolerance rules, or the raw bytes of the `application/pdf` transport; `repairs` names
-   * what the tolerance rules repaired.
+   * with its tolerance rules, or the raw bytes of the `application/pdf` transport (a large body as
+   * the file it was written to as it arrived); `repairs` names what the tolerance rules repaired.
    */
-  pdf: () => { pdf: Uint8Array; repairs: readonly string[] } | Promise<{ pdf: Uint8Array; repairs: readonly string[] }>;
+  pdf: () => { pdf: DocumentBytes; repairs: readonly string[] } | Promise<{ pdf: DocumentBytes; repairs: readonly string[] }>;
   credentialKey: string;
   /** null: the credential's default design. */
   designKey: string | null;
@@ -184,7 +184,7 @@ async function acceptPadesRequest(deps: AcceptDeps, input: PadesSignInput, calle
   const checkStamp = design ? stampSpecOf(design.stamp) : null;
   let placement: StampDecision | null;
   let prepared: AcceptedCatalog['prepared'];
-  if (pdf.byteLength < FILE_MIN_BYTES && credential.certificate_chain?.length) {
+  if (!isFileBytes(pdf) && pdf.byteLength < FILE_MIN_BYTES && credential.certificate_chain?.length) {
     // A small document is prepared with its check (issue 18: one trip to a PDF worker and one
     // reading of it fewer); the job starts at its signature. A large one is prepared by its job,
     // from its work file, within the job's document slots.

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
@@ -73,12 +74,34 @@ export class DocumentStore {
     return join(this.dirs.results, `${id}.pdf`);
   }
 
-  /** Keeps an accepted document: durable when the returned promise settles, readable at once. */
-  admit(id: string, pdf: Uint8Array): Promise<void> {
+  /**
+   * Keeps an accepted document: durable when the returned promise settles, readable at once. A
+   * document that arrived as a file (`uploadPath`, the raw transport's large body) is adopted as
+   * the work file: synced and renamed, not copied, and not held in memory.
+   */
+  admit(id: string, pdf: DocumentBytes): Promise<void> {
+    if (isFileBytes(pdf)) {
+      const adopted = adoptFileAtomicAsync(pdf.$file, this.inputPath(id));
+      this.writing.set(id, adopted);
+      return adopted;
+    }
     const written = writeFileAtomicAsync(this.inputPath(id), pdf);
     this.held.set(id, Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength));
     this.writing.set(id, written);
     return written;
+  }
+
+  /**
+   * Where a large body is written as it arrives (read-body.ts readBodyToFile): in work/, ending in
+   * .tmp, so a crash mid-upload leaves nothing the next start does not sweep (home-safety.ts).
+   */
+  uploadPath(): string {
+    return join(this.dirs.work, `upload-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+  }
+
+  /** An upload no request took (refused, or the client went away): removed. Never rejects. */
+  discardUpload(path: string): Promise<void> {
+    return removeIfPresent(path);
   }
 
   /** The job of `id` waits for a slot: a large input waits on disk, not in memory. */

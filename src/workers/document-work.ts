@@ -99,8 +99,8 @@ export class DocumentWork {
    * The sign route's check before the 202 (CONTRACT: a bad PDF is a 422, never an async ERROR),
    * with the stamp's position it decided, for the job to carry to prepare.
    */
-  checkForSigning(pdf: Uint8Array, stamp: StampSpec | null, certify: 1 | 2 | 3 | null = null): Promise<SigningCheck> {
-    return this.call({ op: 'sign-check', pdf, stamp, certify });
+  checkForSigning(pdf: DocumentBytes, stamp: StampSpec | null, certify: 1 | 2 | 3 | null = null): Promise<SigningCheck> {
+    return this.call({ op: 'sign-check', pdf: pdf as Uint8Array, stamp, certify });
   }
 
   /**

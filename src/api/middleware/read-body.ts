@@ -1,4 +1,7 @@
+import { createWriteStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import { asStorageError } from '../../store/storage-error';
 import type { Base64Bytes } from '../base64-repair';
 import type { Context } from 'hono';
 import { InvalidInputError, LocalsignError } from '../../domain/errors';
@@ -85,6 +88,79 @@ function readNodeStream(incoming: IncomingMessage, limit: number, declared: numb
     incoming.on('close', onError);
   });
 }
+
+/**
+ * The raw transport's large body (issue 18: the 100 MB path), written to `path` as it arrives
+ * instead of held in memory: the service's peak no longer holds the document, and the PDF workers
+ * and the document store take the file itself (DocumentStore.admit adopts it: synced and renamed,
+ * not copied). Only for a declared Content-Length (the file's size is known before it is read);
+ * the same limits as readNodeStream: 413 over `limit`, 408 when the data stops for `idleMs`,
+ * the client's abort said as such, the request never destroyed. `head` holds the first 1,024
+ * bytes (the header check and its preview). On any failure the file is the caller's to remove.
+ */
+export async function readBodyToFile(c: Context, limit: number, path: string): Promise<{ length: number; head: Buffer }> {
+  const declared = Number(c.req.header('content-length'));
+  if (!Number.isSafeInteger(declared) || declared < 0) throw new Error('readBodyToFile needs a Content-Length');
+  if (declared > limit) throw tooLarge(limit);
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const idleMs = (c.get('bodyTimeoutMs') as number | undefined) ?? 0;
+  if (!incoming || typeof incoming.on !== 'function') {
+    // Not under @hono/node-server (tests of the app alone): read, then write.
+    const bytes = await readBodyBytes(c, limit);
+    await writeFile(path, bytes, { mode: 0o600 }).catch((error: unknown) => Promise.reject(asStorageError(error, path)));
+    return { length: bytes.length, head: bytes.subarray(0, HEAD_BYTES) };
+  }
+  const out = createWriteStream(path, { mode: 0o600 });
+  const head: Buffer[] = [];
+  let headSize = 0;
+  let size = 0;
+  return new Promise((resolve, reject) => {
+    const timer = idleMs > 0 ? setTimeout(() => stop(tooSlow(idleMs)), idleMs) : null;
+    let stopped = false;
+    const stop = (error: Error | null) => {
+      if (stopped) return;
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onAbort);
+      incoming.off('close', onAbort);
+      if (!error) return;
+      // The rest is read and dropped (readNodeStream says why the request is never destroyed).
+      incoming.resume();
+      out.destroy();
+      // The file is closed before the caller removes it.
+      if (out.closed) reject(error);
+      else out.once('close', () => reject(error));
+    };
+    const onData = (chunk: Buffer) => {
+      if (size + chunk.length > limit || size + chunk.length > declared) return stop(tooLarge(limit));
+      timer?.refresh();
+      if (headSize < HEAD_BYTES) {
+        head.push(chunk.subarray(0, HEAD_BYTES - headSize));
+        headSize += Math.min(chunk.length, HEAD_BYTES - headSize);
+      }
+      size += chunk.length;
+      // The disk sets the pace: the socket is read again once the file has taken what it has.
+      if (!out.write(chunk)) {
+        incoming.pause();
+        out.once('drain', () => incoming.resume());
+      }
+    };
+    const onEnd = () => {
+      stop(null);
+      out.end(() => resolve({ length: size, head: Buffer.concat(head, headSize) }));
+    };
+    const onAbort = () => stop(clientAborted(size, declared));
+    out.on('error', (error) => stop(asStorageError(error, path) as Error));
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onAbort);
+    incoming.on('close', onAbort);
+  });
+}
+
+const HEAD_BYTES = 1024;
 
 /** The client closed its connection before the body it announced had arrived. */
 export const CLIENT_ABORTED = 'client_aborted';

@@ -4,7 +4,8 @@ import { requirePdfHeader } from '../../signing/validation';
 import type { AppContext } from '../../context';
 import { InvalidInputError } from '../../domain/errors';
 import { acceptPades, type PadesSignInput } from '../../signing/accept';
-import { readBodyBytes, readJsonObject } from '../middleware/read-body';
+import { readBodyBytes, readBodyToFile, readJsonObject } from '../middleware/read-body';
+import { FILE_MIN_BYTES, type FileBytes } from '../../store/file-bytes';
 import { PADES_SIGN_BODY, parseBody, type Parsed } from '../request-schemas';
 import type { ApiEnv } from '../types';
 import { assertKnownFields, assertNotReserved } from '../validate';
@@ -51,6 +52,8 @@ export function postPadesSign(ctx: AppContext) {
     // Every bound is checked before the PDF is decoded or anything is looked up (CONTRACT bounds).
     if (type === 'application/pdf') {
       const b = parseBody(queryFields(c), RAW_FIELDS);
+      const declared = Number(c.req.header('content-length') ?? NaN);
+      if (Number.isSafeInteger(declared) && declared >= FILE_MIN_BYTES && declared <= ctx.config.maxBodyBytes) return acceptUpload(ctx, c, fieldsOf(b));
       const bytes = await readBodyBytes(c, ctx.config.maxBodyBytes);
       input = { ...fieldsOf(b), chipPin: null, pdf: () => (requirePdfHeader(bytes, 'the request body'), { pdf: bytes, repairs: [] }) };
     } else {
@@ -61,4 +64,25 @@ export function postPadesSign(ctx: AppContext) {
     const entry = await acceptPades(ctx.accepting(), input, c.get('wrapper'));
     return c.json({ request_id: entry.requestId, status: entry.status }, 202);
   };
+}
+
+/**
+ * A large raw body (issue 18: the 100 MB path) is written to a file in work/ as it arrives and
+ * goes on as that file: to the PDF worker's check, then adopted as the request's work file. The
+ * service never holds it in memory, and it is written once. A file no request took is removed.
+ */
+async function acceptUpload(ctx: AppContext, c: Context<ApiEnv>, fields: Omit<PadesSignInput, 'pdf' | 'chipPin'>) {
+  const path = ctx.documents.uploadPath();
+  try {
+    const { length, head } = await readBodyToFile(c, ctx.config.maxBodyBytes, path);
+    const pdf = (): { pdf: FileBytes; repairs: string[] } => {
+      requirePdfHeader(head, 'the request body');
+      return { pdf: { $file: path, length }, repairs: [] };
+    };
+    const entry = await acceptPades(ctx.accepting(), { ...fields, chipPin: null, pdf }, c.get('wrapper'));
+    return c.json({ request_id: entry.requestId, status: entry.status }, 202);
+  } finally {
+    // Adopted as the work file, it is no longer there; refused or cut off, it goes.
+    await ctx.documents.discardUpload(path);
+  }
 }

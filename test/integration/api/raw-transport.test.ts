@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialKeys, expectError, HASH_A, smallPdf, type Call } from '../../helpers/api-fixtures';
@@ -105,6 +106,35 @@ describe('the raw PDF transport', () => {
       home.cleanup();
     }
   });
+
+  it('a large body is written to work/ as it arrives; one no request takes is removed (refused, or cut off by its client)', async () => {
+    const uploads = () => readdirSync(join(tmp.home, 'work')).filter((f) => f.startsWith('upload-'));
+    const big = Buffer.from(generateLargeImage(6));
+    // Not a PDF: refused after the fields, naming the body (the header check reads the file's start).
+    const junk = Buffer.concat([Buffer.from('<html>'), big]);
+    await expectError(await raw(`credential_key=${pades}`, junk), 422, /^the request body does not contain a PDF: it starts with "<html>%PDF-1\.7/, where());
+    // A PDF for an unknown credential.
+    await expectError(await raw('credential_key=nope', big), 422, /^credential_key nope is not a known credential/, where());
+    expect(uploads()).toEqual([]);
+    // A client that announces 8 MiB, sends 1 MiB and goes away. Meanwhile what it sent is on
+    // disk, not in the service's memory.
+    const url = new URL(`/v1/pades/sign?credential_key=${pades}`, svc.url);
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/pdf', 'content-length': String(8 * 1024 * 1024), 'x-wrapper-key': creds.key, 'x-wrapper-secret': creds.secret } });
+    req.on('error', () => undefined);
+    req.write(big.subarray(0, 1024 * 1024));
+    const written = () => uploads().map((f) => statSync(join(tmp.home, 'work', f)).size);
+    for (let i = 0; i < 100 && !(written()[0]! >= 1024 * 1024); i += 1) await new Promise((r) => setTimeout(r, 50));
+    expect(written()).toEqual([1024 * 1024]);
+    req.destroy();
+    for (let i = 0; i < 100 && uploads().length > 0; i += 1) await new Promise((r) => setTimeout(r, 50));
+    expect(uploads()).toEqual([]);
+    // And one that signs: its upload became its work file, and nothing is left once it is DONE.
+    const res = await raw(`credential_key=${pades}`, big);
+    expect(res.status, await res.clone().text()).toBe(202);
+    const signed = await signedBytes(((await res.json()) as { request_id: string }).request_id);
+    expect(signed.subarray(0, big.length).equals(big)).toBe(true);
+    expect(readdirSync(join(tmp.home, 'work')).filter((f) => !f.startsWith('.'))).toEqual([]);
+  }, 60_000);
 
   it('a 100 MB document signs through it and passes pdfsig; a body over --max-body is 413', async () => {
     const big = Buffer.from(generateLargeImage(100));
