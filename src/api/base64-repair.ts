@@ -1,4 +1,9 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import { InvalidInputError, PdfInputError } from '../domain/errors';
+import type { FileBytes } from '../store/file-bytes';
+import { asStorageError } from '../store/storage-error';
 import { notAPdf, PDF_HEADER, PREVIEW_BYTES, previewBytes, requirePdfHeader, startsWithAscii } from '../signing/validation';
 
 /**
@@ -141,6 +146,36 @@ export class Base64Bytes {
     return this;
   }
 
+  /**
+   * When the bytes are canonical base64 of a PDF: decodes them into `path` a chunk at a time
+   * (between turns of the event loop, the disk setting the pace) and gives the document's length;
+   * else null, and nothing is written (the caller then takes decodePdfField, whose repairs and
+   * messages apply). The 100 MB path over JSON: the document is never whole in memory (issue 18).
+   */
+  async decodeToFile(path: string): Promise<number | null> {
+    const b = this.bytes;
+    if (b.length === 0 || b.length % 4 !== 0) return null;
+    if (!paddingAtEnd(Buffer.from(b.buffer, b.byteOffset, b.byteLength).indexOf(0x3d), 0, b.length, b[b.length - 1] === 0x3d)) return null;
+    const start = Buffer.from(Buffer.from(b.buffer, b.byteOffset, Math.min(8, b.length)).toString('latin1'), 'base64');
+    if (!startsWithAscii(start, PDF_HEADER)) return null;
+    const out = createWriteStream(path, { mode: 0o600 });
+    let written = 0;
+    try {
+      for (const { text } of chunksOf(b)) {
+        const chunk = Buffer.from(text, 'base64');
+        written += chunk.length;
+        if (!out.write(chunk)) await once(out, 'drain');
+        else await nextTurn();
+      }
+      out.end();
+      await finished(out);
+    } catch (error) {
+      out.destroy();
+      throw asStorageError(error, path);
+    }
+    return written;
+  }
+
   get canonical(): Uint8Array | null {
     if (this.decoded === undefined) throw new Error('Base64Bytes.decode() must run before canonical is read');
     return this.decoded;
@@ -280,6 +315,19 @@ function checkPadding(data: number, pad: number): boolean | string {
   const expected = rem === 0 ? 0 : 4 - rem;
   if (pad > expected) return `pdf_base64 ends with ${pad} "=" after ${data} base64 characters where ${expected} belong`;
   return pad < expected;
+}
+
+/**
+ * decodePdfField for a large field whose document may go to a file: canonical base64 of a PDF is
+ * decoded into `path` (Base64Bytes.decodeToFile) and answered as that file; anything else as
+ * decodePdfField answers it, in memory.
+ */
+export async function decodePdfFieldToFile(field: unknown, path: string): Promise<{ pdf: Uint8Array | FileBytes; repairs: Base64Repair[] }> {
+  if (field instanceof Base64Bytes) {
+    const length = await field.decodeToFile(path);
+    if (length !== null) return { pdf: { $file: path, length }, repairs: [] };
+  }
+  return decodePdfField(field);
 }
 
 /** The request field as the routes have it: a large field (Base64Bytes) decoded first, then decodePdfBase64. */

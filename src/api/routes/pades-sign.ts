@@ -1,11 +1,11 @@
 import type { Context } from 'hono';
-import { decodePdfField } from '../base64-repair';
+import { Base64Bytes, decodePdfField, decodePdfFieldToFile } from '../base64-repair';
 import { requirePdfHeader } from '../../signing/validation';
 import type { AppContext } from '../../context';
 import { InvalidInputError } from '../../domain/errors';
 import { acceptPades, type PadesSignInput } from '../../signing/accept';
 import { readBodyBytes, readBodyToFile, readJsonObject } from '../middleware/read-body';
-import { FILE_MIN_BYTES, type FileBytes } from '../../store/file-bytes';
+import { FILE_MIN_BYTES } from '../../store/file-bytes';
 import { PADES_SIGN_BODY, parseBody, type Parsed } from '../request-schemas';
 import type { ApiEnv } from '../types';
 import { assertKnownFields, assertNotReserved } from '../validate';
@@ -53,12 +53,24 @@ export function postPadesSign(ctx: AppContext) {
     if (type === 'application/pdf') {
       const b = parseBody(queryFields(c), RAW_FIELDS);
       const declared = Number(c.req.header('content-length') ?? NaN);
-      if (Number.isSafeInteger(declared) && declared >= FILE_MIN_BYTES && declared <= ctx.config.maxBodyBytes) return acceptUpload(ctx, c, fieldsOf(b));
+      if (Number.isSafeInteger(declared) && declared >= FILE_MIN_BYTES && declared <= ctx.config.maxBodyBytes) {
+        return acceptThroughFile(ctx, c, { ...fieldsOf(b), chipPin: null }, async (path) => {
+          const { length, head } = await readBodyToFile(c, ctx.config.maxBodyBytes, path);
+          return () => {
+            requirePdfHeader(head, 'the request body');
+            return { pdf: { $file: path, length }, repairs: [] };
+          };
+        });
+      }
       const bytes = await readBodyBytes(c, ctx.config.maxBodyBytes);
       input = { ...fieldsOf(b), chipPin: null, pdf: () => (requirePdfHeader(bytes, 'the request body'), { pdf: bytes, repairs: [] }) };
     } else {
       const b = parseBody(await readJsonObject(c, ctx.config.maxBodyBytes, 'pdf_base64'), PADES_SIGN_BODY);
       const field = b.pdf_base64;
+      // A document of 4 MiB or more is decoded into a file (its base64 is 4/3 of it), never whole in memory.
+      if (field instanceof Base64Bytes && field.bytes.length >= (FILE_MIN_BYTES / 3) * 4) {
+        return acceptThroughFile(ctx, c, { ...fieldsOf(b), chipPin: b.chip_pin }, async (path) => () => decodePdfFieldToFile(field, path));
+      }
       input = { ...fieldsOf(b), chipPin: b.chip_pin, pdf: () => decodePdfField(field) };
     }
     const entry = await acceptPades(ctx.accepting(), input, c.get('wrapper'));
@@ -67,19 +79,16 @@ export function postPadesSign(ctx: AppContext) {
 }
 
 /**
- * A large raw body (issue 18: the 100 MB path) is written to a file in work/ as it arrives and
- * goes on as that file: to the PDF worker's check, then adopted as the request's work file. The
- * service never holds it in memory, and it is written once. A file no request took is removed.
+ * A large document goes to a file in work/ (issue 18: the 100 MB path): a raw body as it arrives,
+ * a large pdf_base64 as it is decoded (after the other checks, as always). The file goes to the
+ * PDF worker's check and is adopted as the request's work file: the service never holds the
+ * document, and it is written once. A file no request took is removed.
  */
-async function acceptUpload(ctx: AppContext, c: Context<ApiEnv>, fields: Omit<PadesSignInput, 'pdf' | 'chipPin'>) {
+async function acceptThroughFile(ctx: AppContext, c: Context<ApiEnv>, fields: Omit<PadesSignInput, 'pdf'>, write: (path: string) => Promise<PadesSignInput['pdf']>) {
   const path = ctx.documents.uploadPath();
   try {
-    const { length, head } = await readBodyToFile(c, ctx.config.maxBodyBytes, path);
-    const pdf = (): { pdf: FileBytes; repairs: string[] } => {
-      requirePdfHeader(head, 'the request body');
-      return { pdf: { $file: path, length }, repairs: [] };
-    };
-    const entry = await acceptPades(ctx.accepting(), { ...fields, chipPin: null, pdf }, c.get('wrapper'));
+    const pdf = await write(path);
+    const entry = await acceptPades(ctx.accepting(), { ...fields, pdf }, c.get('wrapper'));
     return c.json({ request_id: entry.requestId, status: entry.status }, 202);
   } finally {
     // Adopted as the work file, it is no longer there; refused or cut off, it goes.

@@ -136,6 +136,23 @@ describe('the raw PDF transport', () => {
     expect(readdirSync(join(tmp.home, 'work')).filter((f) => !f.startsWith('.'))).toEqual([]);
   }, 60_000);
 
+  it('a large pdf_base64 is decoded into work/ too: canonical or repaired, it signs; refused, it leaves nothing', async () => {
+    const uploads = () => readdirSync(join(tmp.home, 'work')).filter((f) => f.startsWith('upload-'));
+    const big = Buffer.from(generateLargeImage(6));
+    const json = (pdf_base64: string, credential_key = pades) => call('/v1/pades/sign', { method: 'POST', body: JSON.stringify({ pdf_base64, credential_key }) });
+    await expectError(await json(big.toString('base64'), 'nope'), 422, /^credential_key nope is not a known credential/, where());
+    expect(uploads()).toEqual([]);
+    // Canonical base64 goes to a file as it is decoded; base64 with line breaks (a repair) in memory, as before.
+    const wrapped = big.toString('base64').replace(/.{76}/g, '$&\r\n');
+    for (const text of [big.toString('base64'), wrapped]) {
+      const res = await json(text);
+      expect(res.status, await res.clone().text()).toBe(202);
+      const signed = await signedBytes(((await res.json()) as { request_id: string }).request_id);
+      expect(signed.subarray(0, big.length).equals(big)).toBe(true);
+    }
+    expect(readdirSync(join(tmp.home, 'work')).filter((f) => !f.startsWith('.'))).toEqual([]);
+  }, 60_000);
+
   it('a 100 MB document signs through it and passes pdfsig; a body over --max-body is 413', async () => {
     const big = Buffer.from(generateLargeImage(100));
     const res = await raw(`credential_key=${pades}`, big);

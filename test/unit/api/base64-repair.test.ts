@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, PdfInputError } from '../../../src/domain/errors';
-import { Base64Bytes, decodePdfBase64 } from '../../../src/api/base64-repair';
+import { Base64Bytes, decodePdfBase64, decodePdfFieldToFile } from '../../../src/api/base64-repair';
 import { previewBytes } from '../../../src/signing/validation/pdf-header';
 
 // A real PDF (cairo output, binary streams): its base64 holds '+' and '/' and ends in one '='.
@@ -289,6 +289,29 @@ describe('canonical base64 (the fast path)', () => {
         viaBytes = (e as Error).message;
       }
       expect(JSON.stringify(viaBytes, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v))).toBe(JSON.stringify(viaText, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v)));
+    }
+  });
+
+  it('decodes canonical base64 of a PDF into a file, chunk by chunk; anything else is left to decodePdfField', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'localsign-b64-file-'));
+    try {
+      const bytes = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(9 * 1024 * 1024 + 7, 0xa5)]);
+      const path = join(dir, 'upload.tmp');
+      const r = await decodePdfFieldToFile(await Base64Bytes.of(Buffer.from(bytes.toString('base64'), 'latin1')), path);
+      expect(r).toEqual({ pdf: { $file: path, length: bytes.length }, repairs: [] });
+      expect(readFileSync(path).equals(bytes)).toBe(true);
+      // Unpadded, encoded twice, not a PDF: decoded in memory with decodePdfField's answers; no file.
+      const other = join(dir, 'other.tmp');
+      const short = Buffer.from('%PDF-1.7\nsmall').toString('base64');
+      const unpadded = await decodePdfFieldToFile(await Base64Bytes.of(Buffer.from(short.replace(/=+$/, ''), 'latin1')), other);
+      expect(unpadded.repairs).toEqual(['padding']);
+      expect(Buffer.from(unpadded.pdf as Uint8Array).toString()).toBe('%PDF-1.7\nsmall');
+      const twice = await decodePdfFieldToFile(await Base64Bytes.of(Buffer.from(Buffer.from(short).toString('base64'), 'latin1')), other);
+      expect(twice.repairs).toEqual(['double-encoded']);
+      await expect(decodePdfFieldToFile(await Base64Bytes.of(Buffer.from(Buffer.from('not a pdf at all').toString('base64'), 'latin1')), other)).rejects.toThrow(/does not contain a PDF/);
+      expect(existsSync(other)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
