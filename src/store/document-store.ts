@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
-import { lstat, stat, unlink } from 'node:fs/promises';
+import { stat, unlink } from 'node:fs/promises';
 import { adoptFileAtomicAsync, readFileIfExistsAsync, writeFileAtomicAsync } from './atomic-file';
 import { FILE_MIN_BYTES, isFileBytes, type DocumentBytes, type FileBytes } from './file-bytes';
 import { openNoFollow } from './no-follow';
@@ -13,16 +13,6 @@ import { openNoFollow } from './no-follow';
  * cost the job 0.3 s (issue 10), and a burst of large documents must not all wait in memory.
  */
 const HOLD_IN_MEMORY_MAX = 16 * 1024 * 1024;
-
-/**
- * Signed results up to this size are also kept in memory once durable, up to RECENT_RESULTS_BYTES
- * in all (the oldest let go first): the answer that follows a DONE (a long poll, or the poll right
- * after it) then takes one lstat instead of opening, reading and closing the file through a chain
- * of streams, five trips to the thread pool per small PDF (issue 18). Larger results are always
- * streamed from disk.
- */
-const RECENT_RESULT_MAX = 256 * 1024;
-const RECENT_RESULTS_BYTES = 4 * 1024 * 1024;
 
 /** A prepared PAdES signature waiting for a remote signature value (survives restarts). */
 export interface PreparedRecord {
@@ -56,9 +46,6 @@ export class DocumentStore {
   private readonly held = new Map<string, Buffer>();
   /** Work files still being written: a spilled input is read back once its write has finished. */
   private readonly writing = new Map<string, Promise<unknown>>();
-  /** Small durable results, oldest first (RECENT_RESULT_MAX). */
-  private readonly recent = new Map<string, Buffer>();
-  private recentBytes = 0;
 
   constructor(private readonly dirs: { work: string; results: string }) {}
 
@@ -196,48 +183,9 @@ export class DocumentStore {
     return Promise.all(paths.map(removeIfPresent)).then(() => undefined);
   }
 
-  /**
-   * The signed result, durably: its bytes written, or the file a PDF worker wrote adopted (not
-   * copied). A small one is also kept in memory once it is on disk (RECENT_RESULT_MAX).
-   */
-  async writeResult(id: string, doc: DocumentBytes): Promise<void> {
-    if (isFileBytes(doc)) return adoptFileAtomicAsync(doc.$file, this.resultPath(id));
-    await writeFileAtomicAsync(this.resultPath(id), doc);
-    if (doc.byteLength <= RECENT_RESULT_MAX) this.remember(id, doc);
-  }
-
-  private remember(id: string, doc: Uint8Array): void {
-    // Its own copy: the bytes may be a view of a larger buffer (a worker's message), which must not be kept alive.
-    const bytes = Buffer.from(doc);
-    this.forgetRecent(id);
-    this.recent.set(id, bytes);
-    this.recentBytes += bytes.length;
-    for (const [oldest, kept] of this.recent) {
-      if (this.recentBytes <= RECENT_RESULTS_BYTES) break;
-      this.recent.delete(oldest);
-      this.recentBytes -= kept.length;
-    }
-  }
-
-  private forgetRecent(id: string): void {
-    const kept = this.recent.get(id);
-    if (!kept) return;
-    this.recent.delete(id);
-    this.recentBytes -= kept.length;
-  }
-
-  /**
-   * The signed result when it is small and was written by this process (still in memory), else
-   * null: the caller then streams it with `openResult`. The caller has already checked that the
-   * request is DONE and the asker's own. Served only while results/<id>.pdf is still a regular
-   * file of its size (one lstat, not the five trips of reading it): a file that vanished or was
-   * replaced by a link is left to `openResult`, which names the problem.
-   */
-  async recentResult(id: string): Promise<Buffer | null> {
-    const kept = this.recent.get(id);
-    if (!kept) return null;
-    const found = await lstat(this.resultPath(id)).catch(() => null);
-    return found?.isFile() && found.size === kept.length ? kept : null;
+  /** The signed result, durably: its bytes written, or the file a PDF worker wrote adopted (not copied). */
+  writeResult(id: string, doc: DocumentBytes): Promise<void> {
+    return isFileBytes(doc) ? adoptFileAtomicAsync(doc.$file, this.resultPath(id)) : writeFileAtomicAsync(this.resultPath(id), doc);
   }
 
   /** The signed result as a stream from disk (never whole in memory), with its size; null if gone. */
@@ -257,11 +205,10 @@ export class DocumentStore {
 
   /** A result written for a request that will not be DONE (its PENDING record never became durable). Never rejects. */
   async discardResult(id: string): Promise<void> {
-    this.forgetRecent(id);
     await removeIfPresent(this.resultPath(id));
   }
 
-  /** Retention: everything the request had, on disk and in memory, goes. Never rejects. */
+  /** Retention: everything the request had on disk goes. Never rejects. */
   async forget(id: string): Promise<void> {
     await Promise.all([this.releaseWork(id), this.discardResult(id)]);
   }

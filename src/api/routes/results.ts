@@ -66,14 +66,11 @@ export function getResult(ctx: AppContext) {
       body.error_id = entry.errorId;
     } else if (entry.status === 'DONE') {
       if (entry.kind === 'pades') {
+        const file = await ctx.documents.openResult(entry.requestId);
+        if (!file) throw new LocalsignError('internal', 'the signed document of this request is missing from the results folder');
         // CONTRACT: a PAdES result may add `warnings` (for example a stamp moved to free space).
         const warnings = entry.result?.warnings;
         if (Array.isArray(warnings) && warnings.length > 0) body.warnings = warnings;
-        // A small result this process wrote is still in memory: one answer, no file read.
-        const recent = await ctx.documents.recentResult(entry.requestId);
-        if (recent) return c.json({ ...body, pdf_base64: recent.toString('base64') });
-        const file = await ctx.documents.openResult(entry.requestId);
-        if (!file) throw new LocalsignError('internal', 'the signed document of this request is missing from the results folder');
         const answer = base64JsonBody(JSON.stringify(body).slice(0, -1), 'pdf_base64', file);
         return c.body(answer.stream, 200, { 'content-type': 'application/json', 'content-length': String(answer.length) });
       } else {
@@ -96,17 +93,15 @@ export function getResultPdf(ctx: AppContext) {
     const id = entry.requestId;
     if (entry.kind !== 'pades') throw new LocalsignError('not_found', `${id} is a blockchain request: it has no PDF`, { type: 'not_found' });
     if (entry.status !== 'DONE') throw new LocalsignError('not_found', `${id} has no signed PDF: it is ${entry.status}`, { type: 'not_found' });
-    const warnings = entry.result?.warnings;
-    const headers = {
-      'content-type': 'application/pdf',
-      'content-disposition': `attachment; filename="${id}.pdf"`,
-      ...(Array.isArray(warnings) && warnings.length > 0 ? { [WARNINGS_HEADER.toLowerCase()]: asciiJson(warnings) } : {}),
-    };
-    const recent = await ctx.documents.recentResult(id);
-    if (recent) return c.body(new Uint8Array(recent.buffer as ArrayBuffer, recent.byteOffset, recent.length), 200, { ...headers, 'content-length': String(recent.length) });
     const file = await ctx.documents.openResult(id);
     if (!file) throw new LocalsignError('internal', 'the signed document of this request is missing from the results folder');
-    return c.body(Readable.toWeb(file.stream) as ReadableStream, 200, { ...headers, 'content-length': String(file.size) });
+    const warnings = entry.result?.warnings;
+    return c.body(Readable.toWeb(file.stream) as ReadableStream, 200, {
+      'content-type': 'application/pdf',
+      'content-length': String(file.size),
+      'content-disposition': `attachment; filename="${id}.pdf"`,
+      ...(Array.isArray(warnings) && warnings.length > 0 ? { [WARNINGS_HEADER.toLowerCase()]: asciiJson(warnings) } : {}),
+    });
   };
 }
 

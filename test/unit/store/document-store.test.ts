@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DocumentStore } from '../../../src/store/document-store';
@@ -92,44 +92,11 @@ describe('DocumentStore: one owner of a request\'s documents', () => {
     expect(existsSync(docs.resultPath('req_r'))).toBe(false);
   });
 
-  it('keeps small results in memory once durable, within a total bound, until retention forgets them', async () => {
+  it('removes a result written for a request that will not be DONE (discardResult), and never rejects', async () => {
     const docs = new DocumentStore(dirs);
-    // A view into a larger buffer, as a worker's answer may be: the store keeps a copy of the view only.
-    const message = Buffer.alloc(1024, 0x20);
-    message.write('%PDF small', 100);
-    const small = new Uint8Array(message.buffer, message.byteOffset + 100, 10);
-    await docs.writeResult('req_s', small);
-    const kept = (await docs.recentResult('req_s'))!;
-    expect(kept.toString()).toBe('%PDF small');
-    expect(kept.buffer).not.toBe(message.buffer);
-    expect(readFileSync(docs.resultPath('req_s'), 'utf8')).toBe('%PDF small');
-    // Over 256 KiB: streamed from disk, never kept.
-    await docs.writeResult('req_l', Buffer.alloc(256 * 1024 + 1, 0x41));
-    expect(await docs.recentResult('req_l')).toBeNull();
-    // A worker's file is adopted, not read: not kept either.
-    const scratch = join(dirs.work, 'xfer-1-3-ef.tmp');
-    writeFileSync(scratch, '%PDF in a file');
-    await docs.writeResult('req_f', { $file: scratch, length: 14 });
-    expect(await docs.recentResult('req_f')).toBeNull();
-    // 4 MiB in all: the oldest go first.
-    for (let i = 0; i < 17; i += 1) await docs.writeResult(`req_${i}`, Buffer.alloc(256 * 1024, i));
-    expect(await docs.recentResult('req_s')).toBeNull();
-    expect(await docs.recentResult('req_0')).toBeNull();
-    expect((await docs.recentResult('req_1'))![0]).toBe(1);
-    expect((await docs.recentResult('req_16'))![0]).toBe(16);
-    // A write that fails keeps nothing in memory.
-    const refused = new DocumentStore({ work: dirs.work, results: join(tmp.home, 'gone') });
-    await expect(refused.writeResult('req_x', small)).rejects.toThrow();
-    expect(await refused.recentResult('req_x')).toBeNull();
-    // Served from memory only while results/ still holds that file: gone, or not a regular file, it is not.
-    rmSync(docs.resultPath('req_1'));
-    expect(await docs.recentResult('req_1')).toBeNull();
-    rmSync(docs.resultPath('req_2'));
-    symlinkSync(docs.resultPath('req_3'), docs.resultPath('req_2'));
-    expect(await docs.recentResult('req_2')).toBeNull();
-    expect(await docs.recentResult('req_3')).not.toBeNull();
-    await docs.forget('req_16');
-    expect(await docs.recentResult('req_16')).toBeNull();
-    expect(existsSync(docs.resultPath('req_16'))).toBe(false);
+    await docs.writeResult('req_d', new TextEncoder().encode('%PDF signed'));
+    await docs.discardResult('req_d');
+    expect(existsSync(docs.resultPath('req_d'))).toBe(false);
+    await expect(docs.discardResult('req_d')).resolves.toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { sign } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
@@ -56,7 +56,7 @@ describe('runPadesJob with a document prepared before the 202', () => {
     };
     const outcome = await runPadesJob(entry(id), deps, jobRun);
     await outcome.persist!();
-    const signed = (await documents.recentResult(id))!;
+    const signed = readFileSync(documents.resultPath(id));
     return { prepare, signed, early };
   }
 
