@@ -172,7 +172,9 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
       now: ctx.now(),
       maxAgeMs: ctx.config.retentionMs,
       maxResults: ctx.config.retentionMaxResults,
-      forget: (id) => ctx.documents.forget(id),
+      // Only a PAdES request has documents (its kind holds one, signing/kinds/pades.ts); the four
+      // removals of files an EVM request never had were most of a sweep's work after an EVM burst.
+      forget: (e) => (e.kind === 'pades' ? ctx.documents.forget(e.requestId) : undefined),
     });
   const recovered = await recoverPending({
     store,

@@ -18,11 +18,37 @@ describe('applyRetention (CONTRACT: 7 days or 10,000 results, whichever is less)
     await store.create(entry('req_old_pending', at(0), 'PENDING'));
     for (let i = 1; i <= 6; i += 1) await store.create(entry(`req_${i}`, at(i)));
     const removedWork: string[] = [];
-    const dropped = await applyRetention(store, { now: new Date(at(60)), maxAgeMs: 1000 * 60 * 58, maxResults: 4, forget: (id) => void removedWork.push(id) });
+    const dropped = await applyRetention(store, { now: new Date(at(60)), maxAgeMs: 1000 * 60 * 58, maxResults: 4, forget: (e) => void removedWork.push(e.requestId) });
     // age cut-off is minute 2: req_1 is too old; the count keeps 4 of 7, so req_2 goes too.
     expect(dropped).toBe(2);
     expect(store.list(10).map((e) => e.requestId)).toEqual(['req_6', 'req_5', 'req_4', 'req_3', 'req_old_pending']);
     expect(removedWork).toEqual(['req_1', 'req_2']);
     await store.close();
+  });
+
+  it('forgets one request\'s files at a time, each with its entry (the kind says whether it has files)', async () => {
+    const own = makeTmpHome();
+    const store = new RequestStore(join(own.home, 'r.jsonl'));
+    for (let i = 1; i <= 50; i += 1) await store.create(entry(`req_${i}`, at(i)));
+    let inFlight = 0;
+    let most = 0;
+    const kinds: string[] = [];
+    await applyRetention(store, {
+      now: new Date(at(60)),
+      maxAgeMs: 1000 * 60 * 60,
+      maxResults: 10,
+      forget: async (e) => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        kinds.push(e.kind);
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight -= 1;
+      },
+    });
+    expect(kinds).toHaveLength(40);
+    expect(new Set(kinds)).toEqual(new Set(['blockchain']));
+    expect(most).toBe(1);
+    await store.close();
+    own.cleanup();
   });
 });
