@@ -10,7 +10,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pdfOfSize, smallPdf, writeP12 } from './_inputs.mjs';
-import { memoryMiB, sampleTreePeak, treeRssMiB } from '../helpers/process-memory.mjs';
+import { memoryMiB, sampleTreePeak, tree, treeRssMiB } from '../helpers/process-memory.mjs';
 import { client, cpuSeconds, longPoll, percentile, plainPoll, sleep, startService, sustain } from './_service.mjs';
 
 const ROOT = resolve(new URL('.', import.meta.url).pathname, '../..');
@@ -118,6 +118,11 @@ try {
   if (want('pades')) {
     for (let i = 0; i < 20; i += 1) await longPoll(api, (await api.post('/v1/pades/sign', smallBody)).request_id); // warm-up
     const lat = [];
+    // CPU of the service's process and of its PDF worker processes over the 200 requests, from /proc.
+    const workers = () => tree(svc.child.pid).slice(1);
+    const cpuOf = (pids) => pids.reduce((sum, pid) => sum + (() => { try { return cpuSeconds(pid); } catch { return 0; } })(), 0);
+    const [svc0, workerPids, client0] = [cpuSeconds(svc.child.pid), workers(), process.cpuUsage()];
+    const workers0 = cpuOf(workerPids);
     for (let i = 0; i < 200; i += 1) {
       const t = performance.now();
       const r = await longPoll(api, (await api.post('/v1/pades/sign', smallBody)).request_id);
@@ -128,6 +133,9 @@ try {
     const input = `${small.length} B one-page PDF, default stamp, one client, long poll`;
     record('small PDF POST -> DONE, p50', ms(percentile(lat, 50)), 'ms', ['<=', 8], input);
     record('small PDF POST -> DONE, p99', ms(percentile(lat, 99)), 'ms', '(info)');
+    const clientCpu = process.cpuUsage(client0);
+    const perRequest = (seconds) => ms((seconds * 1000) / 200);
+    record('  CPU per small PDF, one client: service / PDF workers', `${perRequest(cpuSeconds(svc.child.pid) - svc0)} / ${perRequest(cpuOf(workerPids) - workers0)}`, 'ms', `(info; load generator ${ms((clientCpu.user + clientCpu.system) / 1000 / 200)} ms; ${workerPids.length} PDF worker processes)`);
     const load = await sustain(16, SECONDS, async () => {
       const r = await longPoll(api, (await api.post('/v1/pades/sign', smallBody)).request_id);
       if (r.status !== 'DONE') throw new Error(JSON.stringify(r).slice(0, 300));

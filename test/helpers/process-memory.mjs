@@ -18,7 +18,7 @@ export function memoryMiB(pid) {
 }
 
 /** The process and every process below it (field 4 of /proc/PID/stat, after the parenthesised command). */
-function tree(pid) {
+export function tree(pid) {
   const parents = new Map();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
