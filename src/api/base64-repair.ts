@@ -159,6 +159,10 @@ export class Base64Bytes {
     const start = Buffer.from(Buffer.from(b.buffer, b.byteOffset, Math.min(8, b.length)).toString('latin1'), 'base64');
     if (!startsWithAscii(start, PDF_HEADER)) return null;
     const out = createWriteStream(path, { mode: 0o600 });
+    // Listened to from the start: a write that fails between two chunks (a full disk) is an
+    // error of this request, never an uncaught one.
+    let failed: unknown = null;
+    out.on('error', (error) => (failed ??= error));
     let written = 0;
     try {
       for (const { text } of chunksOf(b)) {
@@ -166,6 +170,7 @@ export class Base64Bytes {
         written += chunk.length;
         if (!out.write(chunk)) await once(out, 'drain');
         else await nextTurn();
+        if (failed) throw failed;
       }
       out.end();
       await finished(out);

@@ -33,9 +33,9 @@ export interface PreparedRecord {
  */
 /**
  * unlink off the event loop (unlinkSync was 4 % of the service's main thread per small PDF, issue
- * 18), where a missing file is no error. Never rejects: a file that could not be removed is swept
- * at the next start (recovery removes the work of every request that is no longer PENDING, and
- * retention the results of requests it forgets).
+ * 18), where a missing file is no error. Never rejects. A work file that could not be removed is
+ * tried again at the next start (recovery removes the work of every request that is no longer
+ * PENDING); a result retention could not remove stays in results/, a file of no request.
  */
 async function removeIfPresent(path: string): Promise<void> {
   await unlink(path).catch(() => undefined);

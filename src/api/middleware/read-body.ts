@@ -1,5 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { finished } from 'node:stream/promises';
 import type { IncomingMessage } from 'node:http';
 import { asStorageError } from '../../store/storage-error';
 import type { Base64Bytes } from '../base64-repair';
@@ -149,7 +150,12 @@ export async function readBodyToFile(c: Context, limit: number, path: string): P
     };
     const onEnd = () => {
       stop(null);
-      out.end(() => resolve({ length: size, head: Buffer.concat(head, headSize) }));
+      out.end();
+      // The last writes may still fail (a full disk): the body is taken only once all are on disk.
+      finished(out).then(
+        () => resolve({ length: size, head: Buffer.concat(head, headSize) }),
+        (error: unknown) => reject(asStorageError(error, path)),
+      );
     };
     const onAbort = () => stop(clientAborted(size, declared));
     out.on('error', (error) => stop(asStorageError(error, path) as Error));

@@ -310,6 +310,8 @@ describe('canonical base64 (the fast path)', () => {
       expect(twice.repairs).toEqual(['double-encoded']);
       await expect(decodePdfFieldToFile(await Base64Bytes.of(Buffer.from(Buffer.from('not a pdf at all').toString('base64'), 'latin1')), other)).rejects.toThrow(/does not contain a PDF/);
       expect(existsSync(other)).toBe(false);
+      // A file that cannot be written (here: no such folder) is this request's error, never an uncaught one.
+      await expect(decodePdfFieldToFile(await Base64Bytes.of(Buffer.from(bytes.toString('base64'), 'latin1')), join(dir, 'gone', 'x.tmp'))).rejects.toThrow(/ENOENT|no such file/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
