@@ -38,55 +38,76 @@ export async function readBodyBytes(c: Context, limit: number): Promise<Buffer> 
   return Buffer.concat(chunks, size);
 }
 
-/**
- * Reads `incoming` to its end into one buffer. Over `limit`: 413 without reading the rest; no data
- * for `idleMs` (0: no limit): 408, so a client that trickles its body or stops in the middle holds
- * only its own connection, and only that long (issue 10, abuse: slow clients; Node's
- * requestTimeout bounds the whole request). Either way the request is never destroyed (that
- * stalls Node's parser on the unread rest and a client still writing is never read again, issue
- * 7 item 6): our listeners go and the stream keeps flowing with none, which drops the rest.
- */
+/** Reads `incoming` to its end into one buffer, with consumeBody's limits. */
 function readNodeStream(incoming: IncomingMessage, limit: number, declared: number | null, idleMs: number): Promise<Buffer> {
   // With a Content-Length, chunks are copied into one buffer as they arrive: collecting them and
   // concatenating at the end held a 100 MB body twice.
   const whole = declared !== null && Number.isSafeInteger(declared) && declared > 0 ? Buffer.allocUnsafe(declared) : null;
   const chunks: Buffer[] = [];
   let size = 0;
-  return new Promise<Buffer>((resolve, reject) => {
-    const timer = idleMs > 0 ? setTimeout(() => stop(tooSlow(idleMs)), idleMs) : null;
-    const stop = (error: LocalsignError | null) => {
-      if (timer) clearTimeout(timer);
-      incoming.off('data', onData);
-      incoming.off('end', onEnd);
-      incoming.off('error', onError);
-      incoming.off('close', onError);
-      if (!error) return;
-      incoming.resume();
-      reject(error);
-    };
-    const onData = (chunk: Buffer) => {
-      if (size + chunk.length > limit || (whole && size + chunk.length > whole.length)) return stop(tooLarge(limit));
-      timer?.refresh();
+  return consumeBody(incoming, { limit, most: whole?.length ?? Infinity, declared, idleMs }, {
+    chunk: (chunk) => {
       if (whole) chunk.copy(whole, size);
       else chunks.push(chunk);
       size += chunk.length;
+    },
+    end: () => (whole ? whole.subarray(0, size) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)),
+  });
+}
+
+/** Where a body goes as it is read (consumeBody): each chunk, then its end; `cancel` on a refusal or an abort. */
+interface BodySink<T> {
+  chunk(chunk: Buffer): void;
+  end(): T | Promise<T>;
+  cancel?(): Promise<void>;
+}
+
+/**
+ * The one reading of a request body, for both readers (in memory, to a file): over `limit` or
+ * over `most` (a declared Content-Length): 413 without reading the rest; no data for `idleMs`
+ * (0: no limit): 408, so a client that trickles its body or stops in the middle holds only its own
+ * connection, and only that long (issue 10, abuse: slow clients). Either way the request is never
+ * destroyed (that stalls Node's parser on the unread rest and a client still writing is never
+ * read again, issue 7 item 6): our listeners go and the stream keeps flowing with none, which
+ * drops the rest. A client that goes away mid-upload ("aborted", ECONNRESET) is no fault of ours:
+ * said as what it is (issue 10: it was recorded as a 500 internal error). `fail` lets a sink end
+ * the reading with its own error (a disk that refuses a write).
+ */
+function consumeBody<T>(incoming: IncomingMessage, o: { limit: number; most: number; declared: number | null; idleMs: number }, sink: BodySink<T> & { bind?(fail: (error: Error) => void): void }): Promise<T> {
+  let size = 0;
+  return new Promise<T>((resolve, reject) => {
+    const timer = o.idleMs > 0 ? setTimeout(() => stop(tooSlow(o.idleMs), true), o.idleMs) : null;
+    let stopped = false;
+    const stop = (error: Error | null, drain = false) => {
+      if (stopped) return;
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onAbort);
+      incoming.off('close', onAbort);
+      if (!error) return;
+      if (drain) incoming.resume();
+      void (sink.cancel?.() ?? Promise.resolve()).then(() => reject(error));
+    };
+    const onData = (chunk: Buffer) => {
+      if (size + chunk.length > o.limit || size + chunk.length > o.most) return stop(tooLarge(o.limit), true);
+      timer?.refresh();
+      size += chunk.length;
+      sink.chunk(chunk);
     };
     const onEnd = () => {
       stop(null);
-      if (whole) resolve(whole.subarray(0, size));
-      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      Promise.resolve()
+        .then(() => sink.end())
+        .then(resolve, reject);
     };
-    // A client that goes away mid-upload ("aborted", ECONNRESET) is no fault of ours: said as
-    // what it is (issue 10: it was recorded as a 500 internal error).
-    const onError = () => {
-      stop(null);
-      incoming.off('close', onError);
-      reject(clientAborted(size, declared));
-    };
+    const onAbort = () => stop(clientAborted(size, o.declared));
+    sink.bind?.((error) => stop(error, true));
     incoming.on('data', onData);
     incoming.on('end', onEnd);
-    incoming.on('error', onError);
-    incoming.on('close', onError);
+    incoming.on('error', onAbort);
+    incoming.on('close', onAbort);
   });
 }
 
@@ -95,9 +116,8 @@ function readNodeStream(incoming: IncomingMessage, limit: number, declared: numb
  * instead of held in memory: the service's peak no longer holds the document, and the PDF workers
  * and the document store take the file itself (DocumentStore.admit adopts it: synced and renamed,
  * not copied). Only for a declared Content-Length (the file's size is known before it is read);
- * the same limits as readNodeStream: 413 over `limit`, 408 when the data stops for `idleMs`,
- * the client's abort said as such, the request never destroyed. `head` holds the first 1,024
- * bytes (the header check and its preview). On any failure the file is the caller's to remove.
+ * read by consumeBody, as readNodeStream is. `head` holds the first 1,024 bytes (the header check
+ * and its preview). On any failure the file is the caller's to remove.
  */
 export async function readBodyToFile(c: Context, limit: number, path: string): Promise<{ length: number; head: Buffer }> {
   const declared = Number(c.req.header('content-length'));
@@ -115,28 +135,9 @@ export async function readBodyToFile(c: Context, limit: number, path: string): P
   const head: Buffer[] = [];
   let headSize = 0;
   let size = 0;
-  return new Promise((resolve, reject) => {
-    const timer = idleMs > 0 ? setTimeout(() => stop(tooSlow(idleMs)), idleMs) : null;
-    let stopped = false;
-    const stop = (error: Error | null) => {
-      if (stopped) return;
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      incoming.off('data', onData);
-      incoming.off('end', onEnd);
-      incoming.off('error', onAbort);
-      incoming.off('close', onAbort);
-      if (!error) return;
-      // The rest is read and dropped (readNodeStream says why the request is never destroyed).
-      incoming.resume();
-      out.destroy();
-      // The file is closed before the caller removes it.
-      if (out.closed) reject(error);
-      else out.once('close', () => reject(error));
-    };
-    const onData = (chunk: Buffer) => {
-      if (size + chunk.length > limit || size + chunk.length > declared) return stop(tooLarge(limit));
-      timer?.refresh();
+  return consumeBody(incoming, { limit, most: declared, declared, idleMs }, {
+    bind: (fail) => void out.on('error', (error) => fail(asStorageError(error, path) as Error)),
+    chunk: (chunk) => {
       if (headSize < HEAD_BYTES) {
         head.push(chunk.subarray(0, HEAD_BYTES - headSize));
         headSize += Math.min(chunk.length, HEAD_BYTES - headSize);
@@ -147,22 +148,18 @@ export async function readBodyToFile(c: Context, limit: number, path: string): P
         incoming.pause();
         out.once('drain', () => incoming.resume());
       }
-    };
-    const onEnd = () => {
-      stop(null);
+    },
+    // The last writes may still fail (a full disk): the body is taken only once all are on disk.
+    end: async () => {
       out.end();
-      // The last writes may still fail (a full disk): the body is taken only once all are on disk.
-      finished(out).then(
-        () => resolve({ length: size, head: Buffer.concat(head, headSize) }),
-        (error: unknown) => reject(asStorageError(error, path)),
-      );
-    };
-    const onAbort = () => stop(clientAborted(size, declared));
-    out.on('error', (error) => stop(asStorageError(error, path) as Error));
-    incoming.on('data', onData);
-    incoming.on('end', onEnd);
-    incoming.on('error', onAbort);
-    incoming.on('close', onAbort);
+      await finished(out).catch((error: unknown) => Promise.reject(asStorageError(error, path)));
+      return { length: size, head: Buffer.concat(head, headSize) };
+    },
+    // The file is closed before the caller removes it.
+    cancel: () => {
+      out.destroy();
+      return out.closed ? Promise.resolve() : new Promise<void>((resolve) => out.once('close', () => resolve()));
+    },
   });
 }
 
