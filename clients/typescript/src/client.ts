@@ -17,6 +17,7 @@ import type {
 } from './api-types.js';
 import { fromBase64, toBase64 } from './base64.js';
 import { LocalsignApiError, LocalsignApiVersionError, LocalsignConnectionError } from './errors.js';
+import { fetchTransport, nodeTransport, type HttpAnswer, type Transport } from './transport.js';
 
 export interface LocalsignClientOptions {
   /** Default `http://127.0.0.1:8300` (the service's default listen address). */
@@ -25,7 +26,10 @@ export interface LocalsignClientOptions {
   key?: string;
   /** Its secret, `wsec_…`. */
   secret?: string;
-  /** Another fetch (a test double, a proxy-aware one); default the global fetch of Node 20+/Electron. */
+  /**
+   * Another fetch (a test double, a proxy-aware one). Default: `node:http` where Node is
+   * underneath (Node 20.16+, Electron's main process), else the global fetch (transport.ts says why).
+   */
   fetch?: typeof fetch;
   /** Longest single HTTP exchange, default 60 s (a long poll adds its own wait to it). */
   timeoutMs?: number;
@@ -55,17 +59,17 @@ const DEFAULT_BASE = 'http://127.0.0.1:8300';
 
 /**
  * The localsign HTTP API (docs/integrators.md; the types are generated from its OpenAPI
- * document). fetch-based with no dependencies: Node 20+ and Electron.
+ * document). No dependencies: Node 20+ and Electron (`node:http`, or fetch where Node is not underneath).
  */
 export class LocalsignClient {
   readonly baseUrl: string;
-  private readonly doFetch: typeof fetch;
+  private readonly transport: Transport;
   private readonly timeoutMs: number;
   private apiVersion: Promise<Health> | null = null;
 
   constructor(private readonly options: LocalsignClientOptions = {}) {
     this.baseUrl = checkedBaseUrl(options.baseUrl ?? DEFAULT_BASE);
-    this.doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.transport = options.fetch ? fetchTransport(options.fetch) : (nodeTransport() ?? fetchTransport(globalThis.fetch.bind(globalThis)));
     this.timeoutMs = options.timeoutMs ?? 60_000;
   }
 
@@ -251,7 +255,7 @@ export class LocalsignClient {
   private async request<T>(
     method: 'GET' | 'POST',
     path: string,
-    o: { body?: unknown; raw?: Uint8Array; binary?: boolean; auth?: boolean; signal?: AbortSignal; extraMs?: number; onHeaders?: (headers: Headers) => void },
+    o: { body?: unknown; raw?: Uint8Array; binary?: boolean; auth?: boolean; signal?: AbortSignal; extraMs?: number; onHeaders?: (headers: HttpAnswer['headers']) => void },
   ): Promise<T> {
     const headers: Record<string, string> = { accept: o.binary ? 'application/pdf, application/json' : 'application/json' };
     if (o.auth !== false && this.options.key !== undefined) headers['x-wrapper-key'] = this.options.key;
@@ -259,11 +263,9 @@ export class LocalsignClient {
     if (o.body !== undefined) headers['content-type'] = 'application/json';
     if (o.raw !== undefined) headers['content-type'] = 'application/pdf';
     const signal = anySignal([o.signal, AbortSignal.timeout(this.timeoutMs + (o.extraMs ?? 0))]);
-    let res: Response;
+    let res: HttpAnswer;
     try {
-      // A Uint8Array is a valid fetch body; the cast only bridges lib.dom's and @types/node's
-      // differing BodyInit types across the two tsconfigs this file compiles under.
-      res = await this.doFetch(this.baseUrl + path, { method, headers, body: (o.raw as unknown as string | undefined) ?? (o.body === undefined ? undefined : JSON.stringify(o.body)), signal });
+      res = await this.transport(this.baseUrl + path, { method, headers, body: o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body)), signal });
     } catch (e) {
       if (o.signal?.aborted) throw o.signal.reason;
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;

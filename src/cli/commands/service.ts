@@ -1,4 +1,5 @@
 import { defineCommand, type CommandDef } from 'citty';
+import { LocalsignClient } from '../../../clients/typescript/src/index';
 import { existsSync, readFileSync } from 'node:fs';
 import { readEnv } from '../../config/env';
 import { readServiceFile } from '../../config/service-file';
@@ -52,8 +53,8 @@ function deps(): ManagerDeps {
     uid: typeof process.getuid === 'function' ? process.getuid() : null,
     async health(port) {
       try {
-        const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(3000) });
-        return res.ok ? ((await res.json()) as Record<string, unknown>) : null;
+        const client = new LocalsignClient({ baseUrl: `http://127.0.0.1:${port}` });
+        return (await client.health({ signal: AbortSignal.timeout(3000) })) as unknown as Record<string, unknown>;
       } catch {
         return null;
       }
