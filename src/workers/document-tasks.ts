@@ -16,7 +16,9 @@ import type { PadesPrepareInput, PreparedPades } from '../pades/sign';
 import type { StampSpec } from '../domain/pades';
 import { validatePdf, type ValidateOptions, type ValidationReport } from '../pades/validate';
 import { isLimit, tooComplex } from '../pades/pdf';
-import { loadFilesSync, saveFilesSync } from './large-bytes';
+import { FILE_MIN_BYTES, loadFilesSync, saveFilesSync } from './large-bytes';
+import { ReusedBuffers } from './reused-buffers';
+import type { Allocate } from '../pades/pdf';
 
 /**
  * A task as posted: large byte arrays arrive as files (large-bytes.ts), and `scratch` is where
@@ -75,7 +77,7 @@ function validateDocument(pdf: Uint8Array, options: ValidateOptions): Validation
   }
 }
 
-async function run(task: DocumentTask): Promise<DocumentResult> {
+async function run(task: DocumentTask, allocate: Allocate | undefined): Promise<DocumentResult> {
   switch (task.op) {
     case 'sign-check': {
       const info = checkPdfForSigning(task.pdf, task.stamp);
@@ -83,7 +85,7 @@ async function run(task: DocumentTask): Promise<DocumentResult> {
       return info;
     }
     case 'prepare':
-      return preparePades(task.input);
+      return preparePades(task.input, undefined, allocate);
     case 'sign-check-prepare':
       // `stamp` is the design's box the check places; the input's stamp is the one drawn (its text filled).
       return checkAndPreparePades(task.input, task.stamp);
@@ -105,12 +107,32 @@ async function run(task: DocumentTask): Promise<DocumentResult> {
   }
 }
 
+/**
+ * A worker's large buffers (a document read from its file, a prepared document), kept for the
+ * next task up to this size each: two of them (the reading and prepare's output) stay under the
+ * worker's retire limit with its own memory (handles.ts PDF_WORKER_RETIRE_ABOVE_MB).
+ */
+const KEEP_AT_MOST = 48 * 1024 * 1024;
+const kept = new ReusedBuffers(KEEP_AT_MOST);
+
+/** What the kept buffers hold between tasks (for tests). */
+export function keptBufferBytes(): number {
+  return kept.heldBytes();
+}
+
+/** From the kept buffers when large; small ones are cheap, and cross the IPC channel as they are. */
+const fromKept: Allocate = (size) => (size >= FILE_MIN_BYTES ? kept.take(size) : new Uint8Array(size));
+
 /** Runs one posted task: its files read first, its large answer written to `scratch`. */
 export async function runDocumentTask(posted: PostedDocumentTask): Promise<DocumentResult> {
+  // In a worker (a scratch folder), every large answer is written before the task ends, so the
+  // kept buffers can serve the next task; inline, the caller holds the answer: new buffers.
+  const allocate = posted.scratch === null ? undefined : fromKept;
+  if (allocate) kept.startTask();
   // Files are read whichever way the task came: inline too, a large input is its work file.
-  const { scratch, ...task } = loadFilesSync(posted);
+  const { scratch, ...task } = loadFilesSync(posted, allocate);
   try {
-    const result = await run(task as DocumentTask);
+    const result = await run(task as DocumentTask, allocate);
     return scratch === null ? result : saveFilesSync(result, scratch);
   } catch (error) {
     throw asDocumentError(error);

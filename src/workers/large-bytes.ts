@@ -100,17 +100,24 @@ export async function removeFiles(files: string[]): Promise<void> {
   await Promise.all(files.map((f) => unlink(f).catch(() => undefined)));
 }
 
-/** Worker side: the task with its files read (the service removes them). */
-export function loadFilesSync<T>(value: T): T {
+/**
+ * Worker side: the task with its files read (the service removes them), each into what `allocate`
+ * gives (reused-buffers.ts), by default a new buffer.
+ */
+export function loadFilesSync<T>(value: T, allocate: (size: number) => Uint8Array = (size) => Buffer.allocUnsafe(size)): T {
   return mapFiles(value, (ref) => {
     const fd = openSync(ref.$file, 'r');
     try {
       const size = fstatSync(fd).size;
       if (size !== ref.length) throw new Error(`${ref.$file} holds ${size} bytes, ${ref.length} were sent`);
-      const out = Buffer.allocUnsafe(size);
+      const out = allocate(size);
       let done = 0;
-      while (done < size) done += readSync(fd, out, done, size - done, done);
-      return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+      while (done < size) {
+        const read = readSync(fd, out, done, size - done, done);
+        if (read === 0) throw new Error(`${ref.$file} ends at byte ${done} of ${size}`);
+        done += read;
+      }
+      return out;
     } finally {
       closeSync(fd);
     }

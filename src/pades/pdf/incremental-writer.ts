@@ -108,11 +108,16 @@ function streamSection(
   return new Uint8Array([...body, ...encoder.encode(`startxref\n${xrefOffset}\n%%EOF\n`)]);
 }
 
+/** Where the whole output goes: a new array, or (a PDF worker) memory it keeps from task to task. */
+export type Allocate = (size: number) => Uint8Array;
+const newArray: Allocate = (size) => new Uint8Array(size);
+
 /**
  * Writes `objects` (new ones and whole rewrites of modified ones, same number and generation)
- * after `pdf` with a cross-reference section chained to the input's by /Prev.
+ * after `pdf` with a cross-reference section chained to the input's by /Prev. The output comes
+ * from `allocate` (its contents need not be zero: every byte is written).
  */
-export function writeIncrementalUpdate(pdf: Uint8Array, xref: XrefChain, objects: UpdateObject[]): IncrementalUpdate {
+export function writeIncrementalUpdate(pdf: Uint8Array, xref: XrefChain, objects: UpdateObject[], allocate: Allocate = newArray): IncrementalUpdate {
   const last = pdf[pdf.length - 1];
   // §7.5.5: the update starts on a new line; an input ending without EOL gets one (never altered).
   const eol = last === 0x0a || last === 0x0d ? 0 : 1;
@@ -137,7 +142,7 @@ export function writeIncrementalUpdate(pdf: Uint8Array, xref: XrefChain, objects
   for (const [k, v] of trailerEntries(xref, context, new Uint8Array(seed.digest()), xref.startxref)) trailer.set(k, v);
   const section = asStream ? streamSection(rows, trailer, xrefRef, at) : tableSection(rows, trailer, at);
   if (asStream) offsets.set(xrefRef.objectNumber, at);
-  const out = new Uint8Array(at + section.length);
+  const out = allocate(at + section.length);
   out.set(pdf, 0);
   if (eol) out[pdf.length] = 0x0a;
   let p = base;

@@ -10,7 +10,7 @@ import { InvalidInputError, SigningError } from '../../domain/errors';
 import { PdfReader } from '../pdf';
 import { byteRangeFor, digestByteRange, locateSignatureSlots, patchByteRange } from '../pdf';
 import { algorithmOfCertificate, buildSignedAttributes, estimateCmsSize } from '../cms';
-import { writeIncrementalUpdate, type UpdateObject } from '../pdf';
+import { writeIncrementalUpdate, type Allocate, type UpdateObject } from '../pdf';
 import { inspectPdf } from '../pdf';
 import { placeSignature } from '../stamp';
 import { addSignatureField, buildSignatureDictionary, certifyCatalog, fillSignatureField, refuseCertifyingSigned } from '../pdf';
@@ -28,8 +28,11 @@ function stampRect(stamp: StampSpec): [number, number, number, number] {
   return [stamp.x, stamp.y, stamp.x + stamp.width, stamp.y + stamp.height];
 }
 
-/** `reader`: a reader of `input.pdf` that has already read part of it (sign-check.ts checkAndPreparePades). */
-export async function preparePades(input: PadesPrepareInput, reader: PdfReader = new PdfReader(input.pdf)): Promise<PreparedPades> {
+/**
+ * `reader`: a reader of `input.pdf` that has already read part of it (sign-check.ts
+ * checkAndPreparePades). `allocate`: where the prepared document is written (incremental-writer.ts).
+ */
+export async function preparePades(input: PadesPrepareInput, reader: PdfReader = new PdfReader(input.pdf), allocate?: Allocate): Promise<PreparedPades> {
   const chain = input.certificateChain;
   const signer = chain[0];
   if (!signer) throw new SigningError('certificateChain is empty: the signer certificate must come first');
@@ -104,7 +107,7 @@ export async function preparePades(input: PadesPrepareInput, reader: PdfReader =
     .map(([ref, object]) => ({ ref, object }));
   // A signature page is new: it is written once, with the /Annots addSignatureField gave it.
   const changed = [...pageRewrites, ...rewrites].filter((r) => r.ref.objectNumber < firstNew);
-  const update = writeIncrementalUpdate(input.pdf, reader.xref, [...changed, ...created]);
+  const update = writeIncrementalUpdate(input.pdf, reader.xref, [...changed, ...created], allocate);
 
   const pdf = update.bytes;
   const sigOffset = update.offsets.get(signatureRef.objectNumber)!;
