@@ -9,8 +9,15 @@ import { processChannel, serveWorker } from './workers/pool';
  * the first task, so a failure to load it (a vendor bundle not copied along) is that task's error.
  */
 const engine = () => import('./workers/document-tasks');
+let loaded: Awaited<ReturnType<typeof engine>> | null = null;
 if (process.send) {
-  serveWorker(processChannel(process), async (task: Parameters<Awaited<ReturnType<typeof engine>>['runDocumentTask']>[0]) => (await engine()).runDocumentTask(task), {
-    retireAboveMb: PDF_WORKER_RETIRE_ABOVE_MB,
-  });
+  serveWorker(
+    processChannel(process),
+    async (task: Parameters<Awaited<ReturnType<typeof engine>>['runDocumentTask']>[0]) => {
+      loaded ??= await engine();
+      return loaded.runDocumentTask(task);
+    },
+    // The buffers it keeps for the next task are bounded there; what grows beyond them retires it.
+    { retireAboveMb: PDF_WORKER_RETIRE_ABOVE_MB, keptBytes: () => loaded?.keptBufferBytes() ?? 0 },
+  );
 }

@@ -7,7 +7,7 @@
 import { LocalsignError, PdfInputError } from '../domain/errors';
 import { checkAndPreparePades, checkPdfForSigning, type SigningCheck } from '../pades/sign';
 import { finishPades } from '../pades/sign';
-import { preparePades } from '../pades/sign';
+import { preparePades, preparePadesParts } from '../pades/sign';
 import { verifyPades } from '../pades/sign';
 import { addDss, type ValidationData, type VriEntry } from '../pades/sign';
 import { refuseCertifyingSigned } from '../pades/pdf';
@@ -16,7 +16,7 @@ import type { PadesPrepareInput, PreparedPades } from '../pades/sign';
 import type { StampSpec } from '../domain/pades';
 import { validatePdf, type ValidateOptions, type ValidationReport } from '../pades/validate';
 import { isLimit, tooComplex } from '../pades/pdf';
-import { FILE_MIN_BYTES, loadFilesSync, saveFilesSync } from './large-bytes';
+import { FILE_MIN_BYTES, loadFilesSync, savePartsSync, saveFilesSync } from './large-bytes';
 import { ReusedBuffers } from './reused-buffers';
 import type { Allocate } from '../pades/pdf';
 
@@ -77,15 +77,28 @@ function validateDocument(pdf: Uint8Array, options: ValidateOptions): Validation
   }
 }
 
-async function run(task: DocumentTask, allocate: Allocate | undefined): Promise<DocumentResult> {
+/** In a worker process: where large answers go, and its kept buffers. Null inline. */
+interface InWorker {
+  scratch: string;
+  allocate: Allocate;
+}
+
+async function run(task: DocumentTask, worker: InWorker | null): Promise<DocumentResult> {
   switch (task.op) {
     case 'sign-check': {
       const info = checkPdfForSigning(task.pdf, task.stamp);
       if (task.certify) refuseCertifyingSigned(info.signatureCount);
       return info;
     }
-    case 'prepare':
-      return preparePades(task.input, undefined, allocate);
+    case 'prepare': {
+      if (worker && task.input.pdf.length >= FILE_MIN_BYTES) {
+        // A large document and its update go to the prepared file one after the other: the worker
+        // never holds a copy of the input (issue 18). The answer names that file, as saveFilesSync's do.
+        const { tail, ...prepared } = await preparePadesParts(task.input);
+        return { ...prepared, pdf: savePartsSync([task.input.pdf, tail], worker.scratch) as unknown as Uint8Array };
+      }
+      return preparePades(task.input, undefined, worker?.allocate);
+    }
     case 'sign-check-prepare':
       // `stamp` is the design's box the check places; the input's stamp is the one drawn (its text filled).
       return checkAndPreparePades(task.input, task.stamp);
@@ -108,11 +121,13 @@ async function run(task: DocumentTask, allocate: Allocate | undefined): Promise<
 }
 
 /**
- * A worker's large buffers (a document read from its file, a prepared document), kept for the
- * next task up to this size each: two of them (the reading and prepare's output) stay under the
- * worker's retire limit with its own memory (handles.ts PDF_WORKER_RETIRE_ABOVE_MB).
+ * A worker's large buffers (a document read from its file), kept for the next task up to this size
+ * each. A 100 MB document is read three times (the check, prepare, finish): into fresh memory each
+ * read cost about 300 ms of page faults on the 2-core VM. What a worker keeps is not counted
+ * against its retire limit (pdf-worker.ts; handles.ts PDF_WORKER_RETIRE_ABOVE_MB), and an idle
+ * worker ends after 30 s, which gives it back.
  */
-const KEEP_AT_MOST = 48 * 1024 * 1024;
+const KEEP_AT_MOST = 128 * 1024 * 1024;
 const kept = new ReusedBuffers(KEEP_AT_MOST);
 
 /** What the kept buffers hold between tasks (for tests). */
@@ -127,12 +142,12 @@ const fromKept: Allocate = (size) => (size >= FILE_MIN_BYTES ? kept.take(size) :
 export async function runDocumentTask(posted: PostedDocumentTask): Promise<DocumentResult> {
   // In a worker (a scratch folder), every large answer is written before the task ends, so the
   // kept buffers can serve the next task; inline, the caller holds the answer: new buffers.
-  const allocate = posted.scratch === null ? undefined : fromKept;
-  if (allocate) kept.startTask();
+  const worker = posted.scratch === null ? null : { scratch: posted.scratch, allocate: fromKept };
+  if (worker) kept.startTask();
   // Files are read whichever way the task came: inline too, a large input is its work file.
-  const { scratch, ...task } = loadFilesSync(posted, allocate);
+  const { scratch, ...task } = loadFilesSync(posted, worker?.allocate);
   try {
-    const result = await run(task as DocumentTask, allocate);
+    const result = await run(task as DocumentTask, worker);
     return scratch === null ? result : saveFilesSync(result, scratch);
   } catch (error) {
     throw asDocumentError(error);

@@ -5,7 +5,7 @@
  * (issue 15). Small values go through the channel as they are.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { open, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FILE_MIN_BYTES, isFileBytes, type FileBytes } from '../store/file-bytes';
@@ -131,4 +131,26 @@ export function saveFilesSync<T>(value: T, dir: string): T {
     writeFileSync(path, bytes, { mode: 0o600 });
     return { $file: path, length: bytes.byteLength } satisfies FileBytes;
   });
+}
+
+/**
+ * Worker side: a large answer given in parts (a document, then its update), written one after the
+ * other into one file, as saveFilesSync writes a whole one. A failed write removes the file.
+ */
+export function savePartsSync(parts: readonly Uint8Array[], dir: string): FileBytes {
+  const path = scratchName(dir);
+  const fd = openSync(path, 'w', 0o600);
+  let length = 0;
+  try {
+    for (const part of parts) {
+      for (let done = 0; done < part.length; ) done += writeSync(fd, part, done, part.length - done);
+      length += part.length;
+    }
+  } catch (error) {
+    closeSync(fd);
+    unlinkSync(path);
+    throw error;
+  }
+  closeSync(fd);
+  return { $file: path, length };
 }

@@ -362,6 +362,8 @@ export const LONG_TASK_MS = 50;
 export interface ServeWorkerOptions {
   /** Ask to be replaced when resident memory is above this after a task. */
   retireAboveMb?: number;
+  /** Memory the worker keeps on purpose between tasks (reused-buffers.ts), not counted for `retireAboveMb`. */
+  keptBytes?: () => number;
   /** For tests: resident memory in bytes, and the clock (ms). */
   rss?: () => number;
   now?: () => number;
@@ -408,7 +410,7 @@ export function serveWorker<T, R>(port: TaskChannel, run: (task: T) => R | Promi
       const ended = now();
       if (o.retireAboveMb !== undefined && (ended - started >= LONG_TASK_MS || ended - measuredAt >= MEMORY_CHECK_MS)) {
         measuredAt = ended;
-        if (rss() > o.retireAboveMb * 1024 * 1024) answer.retire = true;
+        if (rss() - (o.keptBytes?.() ?? 0) > o.retireAboveMb * 1024 * 1024) answer.retire = true;
       }
       port.answer(answer);
     });

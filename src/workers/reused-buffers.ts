@@ -12,8 +12,9 @@
  * buffer is read after its task. Only used where that holds (document-tasks.ts: a task posted
  * with a scratch folder).
  *
- * Bounded: a buffer over `keepAtMost` bytes is made fresh and not kept; a worker holding more than
- * its retire limit after a task is replaced anyway (handles.ts), and an idle one ends.
+ * Bounded: a buffer over `keepAtMost` bytes is made fresh and not kept. The worker's retire limit
+ * (handles.ts) counts what it holds beyond these (pool.ts serveWorker `keptBytes`), and an idle
+ * worker ends, which gives them back.
  */
 export class ReusedBuffers {
   private readonly kept: (Buffer | undefined)[] = [];

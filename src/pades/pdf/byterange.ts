@@ -68,11 +68,20 @@ export function patchByteRange(bytes: Uint8Array, byteRangeOffset: number, range
 }
 
 /** SHA-256 over the two pieces, fed in 1 MiB views: a large PDF is never copied or concatenated. */
-export function digestByteRange(pdf: Uint8Array, range: ByteRange): Uint8Array {
+export function digestByteRange(pdf: Uint8Array | readonly Uint8Array[], range: ByteRange): Uint8Array {
+  // A document in parts (the input, then its update: prepare.ts preparePadesParts) is hashed as
+  // the file they make, one after the other.
+  const parts = pdf instanceof Uint8Array ? [pdf] : pdf;
   const hash = createHash('sha256');
   const chunk = 1 << 20;
   for (const [from, length] of [[range[0], range[1]], [range[2], range[3]]] as const) {
-    for (let p = from; p < from + length; p += chunk) hash.update(pdf.subarray(p, Math.min(from + length, p + chunk)));
+    let start = 0;
+    for (const part of parts) {
+      const lo = Math.max(from, start);
+      const hi = Math.min(from + length, start + part.length);
+      for (let p = lo; p < hi; p += chunk) hash.update(part.subarray(p - start, Math.min(hi, p + chunk) - start));
+      start += part.length;
+    }
   }
   return new Uint8Array(hash.digest());
 }

@@ -108,16 +108,32 @@ function streamSection(
   return new Uint8Array([...body, ...encoder.encode(`startxref\n${xrefOffset}\n%%EOF\n`)]);
 }
 
-/** Where the whole output goes: a new array, or (a PDF worker) memory it keeps from task to task. */
+/** Where a whole prepared document goes: a new array, or (a PDF worker) memory it keeps from task to task. */
 export type Allocate = (size: number) => Uint8Array;
-const newArray: Allocate = (size) => new Uint8Array(size);
+
+/** The update alone: the bytes that follow the input, and the objects' offsets in the whole file. */
+export interface UpdateTail {
+  tail: Uint8Array;
+  offsets: Map<number, number>;
+}
 
 /**
  * Writes `objects` (new ones and whole rewrites of modified ones, same number and generation)
- * after `pdf` with a cross-reference section chained to the input's by /Prev. The output comes
- * from `allocate` (its contents need not be zero: every byte is written).
+ * after `pdf` with a cross-reference section chained to the input's by /Prev.
  */
-export function writeIncrementalUpdate(pdf: Uint8Array, xref: XrefChain, objects: UpdateObject[], allocate: Allocate = newArray): IncrementalUpdate {
+export function writeIncrementalUpdate(pdf: Uint8Array, xref: XrefChain, objects: UpdateObject[]): IncrementalUpdate {
+  const { tail, offsets } = incrementalUpdateTail(pdf, xref, objects);
+  const out = new Uint8Array(pdf.length + tail.length);
+  out.set(pdf, 0);
+  out.set(tail, pdf.length);
+  return { bytes: out, offsets };
+}
+
+/**
+ * What writeIncrementalUpdate appends to `pdf`, without joining the two: a large document's
+ * update is written after it in its file (issue 18: the 100 MB path held the input and a copy).
+ */
+export function incrementalUpdateTail(pdf: Uint8Array, xref: XrefChain, objects: UpdateObject[]): UpdateTail {
   const last = pdf[pdf.length - 1];
   // §7.5.5: the update starts on a new line; an input ending without EOL gets one (never altered).
   const eol = last === 0x0a || last === 0x0d ? 0 : 1;
@@ -142,14 +158,13 @@ export function writeIncrementalUpdate(pdf: Uint8Array, xref: XrefChain, objects
   for (const [k, v] of trailerEntries(xref, context, new Uint8Array(seed.digest()), xref.startxref)) trailer.set(k, v);
   const section = asStream ? streamSection(rows, trailer, xrefRef, at) : tableSection(rows, trailer, at);
   if (asStream) offsets.set(xrefRef.objectNumber, at);
-  const out = allocate(at + section.length);
-  out.set(pdf, 0);
-  if (eol) out[pdf.length] = 0x0a;
-  let p = base;
+  const tail = new Uint8Array(at - pdf.length + section.length);
+  if (eol) tail[0] = 0x0a;
+  let p = eol;
   for (const b of bodies) {
-    out.set(b, p);
+    tail.set(b, p);
     p += b.length;
   }
-  out.set(section, p);
-  return { bytes: out, offsets };
+  tail.set(section, p);
+  return { tail, offsets };
 }

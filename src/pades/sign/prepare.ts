@@ -10,7 +10,7 @@ import { InvalidInputError, SigningError } from '../../domain/errors';
 import { PdfReader } from '../pdf';
 import { byteRangeFor, digestByteRange, locateSignatureSlots, patchByteRange } from '../pdf';
 import { algorithmOfCertificate, buildSignedAttributes, estimateCmsSize } from '../cms';
-import { writeIncrementalUpdate, type Allocate, type UpdateObject } from '../pdf';
+import { incrementalUpdateTail, type Allocate, type UpdateObject } from '../pdf';
 import { inspectPdf } from '../pdf';
 import { placeSignature } from '../stamp';
 import { addSignatureField, buildSignatureDictionary, certifyCatalog, fillSignatureField, refuseCertifyingSigned } from '../pdf';
@@ -32,7 +32,23 @@ function stampRect(stamp: StampSpec): [number, number, number, number] {
  * `reader`: a reader of `input.pdf` that has already read part of it (sign-check.ts
  * checkAndPreparePades). `allocate`: where the prepared document is written (incremental-writer.ts).
  */
-export async function preparePades(input: PadesPrepareInput, reader: PdfReader = new PdfReader(input.pdf), allocate?: Allocate): Promise<PreparedPades> {
+export async function preparePades(input: PadesPrepareInput, reader?: PdfReader, allocate: Allocate = (size) => new Uint8Array(size)): Promise<PreparedPades> {
+  const { tail, ...prepared } = await preparePadesParts(input, reader);
+  const pdf = allocate(input.pdf.length + tail.length);
+  pdf.set(input.pdf, 0);
+  pdf.set(tail, input.pdf.length);
+  return { pdf, ...prepared };
+}
+
+/** A prepared document as its two parts: the input as it is (`input.pdf`), then `tail`, the update. */
+export type PreparedParts = Omit<PreparedPades, 'pdf'> & { tail: Uint8Array };
+
+/**
+ * preparePades without joining the input and its update: a PDF worker writes a large document's
+ * two parts one after the other into the prepared file, and never holds a copy of the input
+ * (issue 18). The /ByteRange and both placeholders are in the update; the digest runs over both.
+ */
+export async function preparePadesParts(input: PadesPrepareInput, reader: PdfReader = new PdfReader(input.pdf)): Promise<PreparedParts> {
   const chain = input.certificateChain;
   const signer = chain[0];
   if (!signer) throw new SigningError('certificateChain is empty: the signer certificate must come first');
@@ -107,17 +123,20 @@ export async function preparePades(input: PadesPrepareInput, reader: PdfReader =
     .map(([ref, object]) => ({ ref, object }));
   // A signature page is new: it is written once, with the /Annots addSignatureField gave it.
   const changed = [...pageRewrites, ...rewrites].filter((r) => r.ref.objectNumber < firstNew);
-  const update = writeIncrementalUpdate(input.pdf, reader.xref, [...changed, ...created], allocate);
+  const { tail, offsets } = incrementalUpdateTail(input.pdf, reader.xref, [...changed, ...created]);
 
-  const pdf = update.bytes;
-  const sigOffset = update.offsets.get(signatureRef.objectNumber)!;
-  const slots = locateSignatureSlots(pdf, sigOffset, Math.min(pdf.length, sigOffset + contentsHexLength + 4096));
-  const byteRange = byteRangeFor(slots, pdf.length);
-  patchByteRange(pdf, slots.byteRangeOffset, byteRange);
-  const documentDigest = digestByteRange(pdf, byteRange);
+  // The signature dictionary is a new object, so it lies in the tail: its offsets there are the
+  // file's less the input's length.
+  const head = input.pdf.length;
+  const sigOffset = offsets.get(signatureRef.objectNumber)! - head;
+  const inTail = locateSignatureSlots(tail, sigOffset, Math.min(tail.length, sigOffset + contentsHexLength + 4096));
+  const slots = { byteRangeOffset: inTail.byteRangeOffset + head, contentsOffset: inTail.contentsOffset + head, contentsHexLength: inTail.contentsHexLength };
+  const byteRange = byteRangeFor(slots, head + tail.length);
+  patchByteRange(tail, inTail.byteRangeOffset, byteRange);
+  const documentDigest = digestByteRange([input.pdf, tail], byteRange);
   const signedAttributes = buildSignedAttributes({ documentDigest, signerCertificate: signer });
   return {
-    pdf,
+    tail,
     contentsOffset: slots.contentsOffset,
     contentsHexLength: slots.contentsHexLength,
     byteRange,

@@ -7,7 +7,7 @@ import { LONG_TASK_MS, MEMORY_CHECK_MS, serveWorker, type TaskChannel } from '..
  * worker's time per small PDF), and a worker above its bound still says so.
  */
 describe('serveWorker: when a worker measures its memory', () => {
-  function worker(o: { rssMb: number }) {
+  function worker(o: { rssMb: number; keptMb?: number }) {
     let clock = 0;
     let reads = 0;
     let listener: (task: unknown) => void = () => undefined;
@@ -17,6 +17,7 @@ describe('serveWorker: when a worker measures its memory', () => {
       retireAboveMb: 100,
       now: () => clock,
       rss: () => (reads++, o.rssMb * 1024 * 1024),
+      keptBytes: () => (o.keptMb ?? 0) * 1024 * 1024,
     });
     const send = async (ms: number) => {
       const before = answers.length;
@@ -44,5 +45,12 @@ describe('serveWorker: when a worker measures its memory', () => {
     expect(w.reads()).toBe(2);
     expect((await w.send(1)).retire).toBeUndefined();
     expect(w.reads()).toBe(2);
+  });
+
+  it('does not count the buffers it keeps for the next task (reused-buffers.ts), only what grew beyond them', async () => {
+    const keeping = worker({ rssMb: 150, keptMb: 60 });
+    expect((await keeping.send(LONG_TASK_MS)).retire).toBeUndefined();
+    const grown = worker({ rssMb: 150, keptMb: 40 });
+    expect((await grown.send(LONG_TASK_MS)).retire).toBe(true);
   });
 });

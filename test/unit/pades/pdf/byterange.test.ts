@@ -42,6 +42,18 @@ describe('byterange', () => {
     expect(Buffer.from(digestByteRange(pdf, range)).toString('hex')).toBe(expected);
   });
 
+  it('digests a document given in parts (input, then update) as the file they make, wherever the parts split', () => {
+    const pdf = new Uint8Array(3_000_000).map((_, i) => (i * 7) % 253);
+    const range: [number, number, number, number] = [0, 2_600_000, 2_600_100, 399_900];
+    const whole = Buffer.from(digestByteRange(pdf, range)).toString('hex');
+    // Splits: in the first piece, at its end, in the gap, in the second piece, and three parts.
+    for (const cuts of [[1_000_000], [2_600_000], [2_600_050], [2_900_000], [5, 2_600_099, 2_999_999]]) {
+      const bounds = [0, ...cuts, pdf.length];
+      const parts = bounds.slice(1).map((end, i) => pdf.subarray(bounds[i], end));
+      expect(Buffer.from(digestByteRange(parts, range)).toString('hex'), `cut at ${cuts.join(', ')}`).toBe(whole);
+    }
+  });
+
   it('embeds the CMS hex right-padded with zeros and refuses one too large', () => {
     const pdf = enc('<0000000000>');
     embedContents(pdf, 1, 10, Uint8Array.of(0x30, 0x03));
