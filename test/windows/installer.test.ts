@@ -94,9 +94,9 @@ describe('Windows installer under wine (NSIS, silent, service via shawl)', () =>
     expect(await waitForResult(call, doneId, 60_000)).toMatchObject({ status: 'DONE', address: evm.address });
 
     const status = await exe(['service', 'status', '--json']);
-    // healthy is false under wine only: Node's outbound fetch fails there (README), so the exe
-    // cannot reach its own /health; this test reached it from Linux above.
-    expect(JSON.parse(status.stdout)).toMatchObject({ manager: 'windows', installed: true, running: true, port, config_dir: DATA, service_file: `${DATA}\\service.json` });
+    // The exe reaches its own /health through the TypeScript client's node:http (issue 18). With
+    // Node's fetch it could not under wine, whose sockets refuse the options fetch sets (README).
+    expect(JSON.parse(status.stdout)).toMatchObject({ manager: 'windows', installed: true, running: true, healthy: true, port, config_dir: DATA, service_file: `${DATA}\\service.json` });
   }, 180_000);
 
   it('upgrades to 0.2.1 silently: port, keys, credentials and results kept; a request PENDING at the upgrade resumes', async () => {
