@@ -1,5 +1,4 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { fullCollection } from '../config/full-collection';
 
 /**
  * Memory given back once a burst of work is over (issue 18: "idle RSS after the load ≤ 120 MiB",
@@ -35,21 +34,6 @@ export function idleTick(state: IdleCollectorState, cpuNow: number, limits: Idle
   const workSinceCollect = state.workSinceCollect + used;
   const collect = used <= limits.idleCpu && workSinceCollect >= limits.workCpu;
   return { collect, next: { workSinceCollect: collect ? 0 : workSinceCollect, lastCpu: cpuNow } };
-}
-
-/**
- * V8's full collection, as `--expose-gc` gives it: the flag set at run time takes effect for
- * contexts made after it, so a new context's `gc` is the function (the process's own global is
- * left alone). Null where the runtime refuses, and then nothing is collected on idle.
- */
-export function fullCollection(): (() => void) | null {
-  try {
-    setFlagsFromString('--expose-gc');
-    const gc: unknown = runInNewContext('gc');
-    return typeof gc === 'function' ? (gc as () => void) : null;
-  } catch {
-    return null;
-  }
 }
 
 const cpuMicros = () => {

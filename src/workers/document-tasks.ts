@@ -18,6 +18,7 @@ import { validatePdf, type ValidateOptions, type ValidationReport } from '../pad
 import { isLimit, tooComplex } from '../pades/pdf';
 import { FILE_MIN_BYTES, loadFilesSync, savePartsSync, saveFilesSync } from './large-bytes';
 import { ReusedBuffers } from './reused-buffers';
+import { fullCollection } from '../config/full-collection';
 import type { Allocate } from '../pades/pdf';
 
 /**
@@ -129,6 +130,31 @@ async function run(task: DocumentTask, worker: InWorker | null): Promise<Documen
  */
 const KEEP_AT_MOST = 128 * 1024 * 1024;
 const kept = new ReusedBuffers(KEEP_AT_MOST);
+/**
+ * A kept buffer no task took for this long is let go. The tasks of one request (the check, prepare,
+ * finish) come within seconds of each other, and a script that signs large documents one after
+ * another, each in a few seconds, keeps finding its buffer; a worker that goes on with small
+ * documents only gives it back within twice this. With 5 s, `node test/bench/run.mjs compare`
+ * (our 100 MB run, then @signpdf's of 6 to 7 s) lost the buffer between our runs.
+ */
+const KEEP_UNUSED_MS = 15_000;
+let dropTimer: ReturnType<typeof setTimeout> | null = null;
+
+/**
+ * While buffers are kept, a look every KEEP_UNUSED_MS lets go of those gone unused (a timer that
+ * holds no process open); tasks meanwhile do not postpone it. What was let go is collected at
+ * once: until V8 collects it, its memory is still the process's, and the next large document
+ * would be read into new memory beside it.
+ */
+function dropLater(): void {
+  if (dropTimer || kept.heldBytes() === 0) return;
+  dropTimer = setTimeout(() => {
+    dropTimer = null;
+    if (kept.dropUnused(Date.now(), KEEP_UNUSED_MS)) fullCollection()?.();
+    dropLater();
+  }, KEEP_UNUSED_MS);
+  dropTimer.unref?.();
+}
 
 /** What the kept buffers hold between tasks (for tests). */
 export function keptBufferBytes(): number {
@@ -151,5 +177,7 @@ export async function runDocumentTask(posted: PostedDocumentTask): Promise<Docum
     return scratch === null ? result : saveFilesSync(result, scratch);
   } catch (error) {
     throw asDocumentError(error);
+  } finally {
+    if (worker) dropLater();
   }
 }

@@ -100,11 +100,17 @@ export async function removeFiles(files: string[]): Promise<void> {
   await Promise.all(files.map((f) => unlink(f).catch(() => undefined)));
 }
 
+/** A new buffer, as a plain Uint8Array: a Buffer's `slice` is a view, where the engine expects a copy. */
+function newBytes(size: number): Uint8Array {
+  const b = Buffer.allocUnsafe(size);
+  return new Uint8Array(b.buffer, b.byteOffset, size);
+}
+
 /**
  * Worker side: the task with its files read (the service removes them), each into what `allocate`
  * gives (reused-buffers.ts), by default a new buffer.
  */
-export function loadFilesSync<T>(value: T, allocate: (size: number) => Uint8Array = (size) => Buffer.allocUnsafe(size)): T {
+export function loadFilesSync<T>(value: T, allocate: (size: number) => Uint8Array = newBytes): T {
   return mapFiles(value, (ref) => {
     const fd = openSync(ref.$file, 'r');
     try {

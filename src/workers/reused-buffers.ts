@@ -12,12 +12,16 @@
  * buffer is read after its task. Only used where that holds (document-tasks.ts: a task posted
  * with a scratch folder).
  *
- * Bounded: a buffer over `keepAtMost` bytes is made fresh and not kept. The worker's retire limit
- * (handles.ts) counts what it holds beyond these (pool.ts serveWorker `keptBytes`), and an idle
- * worker ends, which gives them back.
+ * Bounded: a buffer over `keepAtMost` bytes is made fresh and not kept, and one that no task took
+ * for a while is let go (`dropUnused`): a worker that read one large document does not hold it
+ * while it goes on with small ones. The worker's retire limit (handles.ts) counts what it holds
+ * beyond the kept buffers (pool.ts serveWorker `keptBytes`), so once they are let go a worker
+ * still that large is replaced, and its memory returned.
  */
 export class ReusedBuffers {
   private readonly kept: (Buffer | undefined)[] = [];
+  /** When each slot was last taken (the clock given to `take`). */
+  private readonly takenAt: number[] = [];
   private nextSlot = 0;
 
   constructor(private readonly keepAtMost: number) {}
@@ -31,8 +35,9 @@ export class ReusedBuffers {
    * `size` bytes for this task, contents undefined: the task's n-th call gets the n-th kept
    * buffer, grown when too small (tasks of the same kind ask for the same sizes in the same order).
    */
-  take(size: number): Uint8Array {
+  take(size: number, now = Date.now()): Uint8Array {
     const slot = this.nextSlot++;
+    this.takenAt[slot] = now;
     if (size > this.keepAtMost) {
       // Not kept, and the slot's smaller buffer is let go: a worker's memory follows its documents down.
       this.kept[slot] = undefined;
@@ -46,6 +51,18 @@ export class ReusedBuffers {
       this.kept[slot] = buffer;
     }
     return new Uint8Array(buffer.buffer, buffer.byteOffset, size);
+  }
+
+  /** Lets go of the buffers no task took in the last `idleMs`; true when it let go of any. */
+  dropUnused(now: number, idleMs: number): boolean {
+    let dropped = false;
+    this.kept.forEach((buffer, slot) => {
+      if (buffer && now - (this.takenAt[slot] ?? 0) >= idleMs) {
+        this.kept[slot] = undefined;
+        dropped = true;
+      }
+    });
+    return dropped;
   }
 
   /** Bytes held between tasks. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fullCollection, IDLE_COLLECTOR_LIMITS, idleTick, type IdleCollectorState } from '../../../src/service/idle-memory';
+import { fullCollection } from '../../../src/config/full-collection';
+import { IDLE_COLLECTOR_LIMITS, idleTick, type IdleCollectorState } from '../../../src/service/idle-memory';
 
 /** Issue 18, idle RSS after load: one full collection once work is over, never during it. */
 describe('the idle collector', () => {

@@ -27,6 +27,11 @@ describe('large documents through files (PDF workers, issue 15)', () => {
     // The worker reads the task and writes its answer the same way; the service reads and removes it.
     const seen = loadFilesSync(value);
     expect(same(seen.input.pdf, task.input.pdf)).toBe(true);
+    // A plain Uint8Array, as the engine expects: its slice is a copy (a Buffer's would be a view).
+    expect(Buffer.isBuffer(seen.input.pdf)).toBe(false);
+    const head = seen.input.pdf.slice(0, 4);
+    head[0] = 99;
+    expect(seen.input.pdf[0]).toBe(7);
     const answer = saveFilesSync({ pdf: big(9), digest: new Uint8Array(32) }, dir);
     const back = await fromFiles(answer);
     expect(same(back.pdf, big(9))).toBe(true);

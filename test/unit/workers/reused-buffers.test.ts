@@ -47,3 +47,22 @@ describe('ReusedBuffers: a PDF worker keeps its large buffers from one task to t
     expect(kept.heldBytes()).toBe(6 * MiB);
   });
 });
+
+describe('ReusedBuffers lets go of what no task took for a while (issue 18)', () => {
+  it('drops a slot unused for idleMs, keeps one taken since, and a later take makes a new one', () => {
+    const kept = new ReusedBuffers(16 * MiB);
+    kept.startTask();
+    const first = kept.take(5 * MiB, 1_000);
+    kept.take(4 * MiB, 1_000);
+    kept.startTask();
+    kept.take(5 * MiB, 4_000); // slot 0 taken again; slot 1 not
+    expect(kept.dropUnused(5_500, 5_000)).toBe(false);
+    expect(kept.heldBytes()).toBe(9 * MiB); // both taken within the last 5 s
+    expect(kept.dropUnused(6_500, 5_000)).toBe(true);
+    expect(kept.heldBytes()).toBe(5 * MiB); // slot 1, last taken at 1,000, is let go
+    expect(kept.dropUnused(9_000, 5_000)).toBe(true);
+    expect(kept.heldBytes()).toBe(0);
+    kept.startTask();
+    expect(kept.take(5 * MiB, 9_100).buffer).not.toBe(first.buffer);
+  });
+});
