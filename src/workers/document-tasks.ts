@@ -19,7 +19,6 @@ import { isLimit, tooComplex } from '../pades/pdf';
 import { FILE_MIN_BYTES, loadFilesSync, savePartsSync, saveFilesSync } from './large-bytes';
 import { ReusedBuffers } from './reused-buffers';
 import { fullCollection } from '../config/full-collection';
-import type { Allocate } from '../pades/pdf';
 
 /**
  * A task as posted: large byte arrays arrive as files (large-bytes.ts), and `scratch` is where
@@ -78,10 +77,9 @@ function validateDocument(pdf: Uint8Array, options: ValidateOptions): Validation
   }
 }
 
-/** In a worker process: where large answers go, and its kept buffers. Null inline. */
+/** In a worker process: where large answers go. Null inline. */
 interface InWorker {
   scratch: string;
-  allocate: Allocate;
 }
 
 async function run(task: DocumentTask, worker: InWorker | null): Promise<DocumentResult> {
@@ -98,7 +96,7 @@ async function run(task: DocumentTask, worker: InWorker | null): Promise<Documen
         const { tail, ...prepared } = await preparePadesParts(task.input);
         return { ...prepared, pdf: savePartsSync([task.input.pdf, tail], worker.scratch) as unknown as Uint8Array };
       }
-      return preparePades(task.input, undefined, worker?.allocate);
+      return preparePades(task.input);
     }
     case 'sign-check-prepare':
       // `stamp` is the design's box the check places; the input's stamp is the one drawn (its text filled).
@@ -161,17 +159,15 @@ export function keptBufferBytes(): number {
   return kept.heldBytes();
 }
 
-/** From the kept buffers when large; small ones are cheap, and cross the IPC channel as they are. */
-const fromKept: Allocate = (size) => (size >= FILE_MIN_BYTES ? kept.take(size) : new Uint8Array(size));
-
 /** Runs one posted task: its files read first, its large answer written to `scratch`. */
 export async function runDocumentTask(posted: PostedDocumentTask): Promise<DocumentResult> {
   // In a worker (a scratch folder), every large answer is written before the task ends, so the
   // kept buffers can serve the next task; inline, the caller holds the answer: new buffers.
-  const worker = posted.scratch === null ? null : { scratch: posted.scratch, allocate: fromKept };
+  const worker = posted.scratch === null ? null : { scratch: posted.scratch };
   if (worker) kept.startTask();
-  // Files are read whichever way the task came: inline too, a large input is its work file.
-  const { scratch, ...task } = loadFilesSync(posted, worker?.allocate);
+  // Files are read whichever way the task came: inline too, a large input is its work file (only
+  // arrays of FILE_MIN_BYTES or more travel as files, so every reading is a large one).
+  const { scratch, ...task } = loadFilesSync(posted, worker ? (size) => kept.take(size) : undefined);
   try {
     const result = await run(task as DocumentTask, worker);
     return scratch === null ? result : saveFilesSync(result, scratch);

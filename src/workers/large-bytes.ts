@@ -101,7 +101,7 @@ export async function removeFiles(files: string[]): Promise<void> {
 }
 
 /** A new buffer, as a plain Uint8Array: a Buffer's `slice` is a view, where the engine expects a copy. */
-function newBytes(size: number): Uint8Array {
+export function newBytes(size: number): Uint8Array {
   const b = Buffer.allocUnsafe(size);
   return new Uint8Array(b.buffer, b.byteOffset, size);
 }

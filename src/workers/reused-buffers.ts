@@ -1,3 +1,5 @@
+import { newBytes } from './large-bytes';
+
 /**
  * The large buffers of a PDF worker process, kept from one task to the next.
  *
@@ -41,7 +43,7 @@ export class ReusedBuffers {
     if (size > this.keepAtMost) {
       // Not kept, and the slot's smaller buffer is let go: a worker's memory follows its documents down.
       this.kept[slot] = undefined;
-      return fresh(size);
+      return newBytes(size);
     }
     let buffer = this.kept[slot];
     if (!buffer || buffer.length < size) {
@@ -72,8 +74,3 @@ export class ReusedBuffers {
 }
 
 const MiB = 1024 * 1024;
-
-function fresh(size: number): Uint8Array {
-  const b = Buffer.allocUnsafe(size);
-  return new Uint8Array(b.buffer, b.byteOffset, size);
-}

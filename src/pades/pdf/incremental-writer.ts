@@ -108,9 +108,6 @@ function streamSection(
   return new Uint8Array([...body, ...encoder.encode(`startxref\n${xrefOffset}\n%%EOF\n`)]);
 }
 
-/** Where a whole prepared document goes: a new array, or (a PDF worker) memory it keeps from task to task. */
-export type Allocate = (size: number) => Uint8Array;
-
 /** The update alone: the bytes that follow the input, and the objects' offsets in the whole file. */
 export interface UpdateTail {
   tail: Uint8Array;

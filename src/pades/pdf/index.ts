@@ -5,7 +5,7 @@ export { parseObjectSpan, readObjectHeader, skipWhitespace } from './_object-par
 export { PdfReader } from './_pdf-reader';
 export { byteRangeFor, byteRangePlaceholder, contentsPlaceholder, digestByteRange, embedContents, locateSignatureSlots, patchByteRange, type ByteRange } from './byterange';
 export { findAnnotationBoxes, findContentBoxes, inheritedAttribute, type Box } from './content-boxes';
-export { incrementalUpdateTail, writeIncrementalUpdate, type Allocate, type UpdateObject } from './incremental-writer';
+export { incrementalUpdateTail, writeIncrementalUpdate, type UpdateObject } from './incremental-writer';
 export { docMdpPermission, forEachField, inspectPdf, type PdfInfo } from './pdf-check';
 export { addSignatureField, buildSignatureDictionary, certifyCatalog, fillSignatureField, findEmptySignatureField, findPage, refuseCertifyingSigned, signatureFields, uniqueFieldName, type EmptySignatureField, type PageRef } from './signature-field';
 export { type XrefEntry } from './xref';

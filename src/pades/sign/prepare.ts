@@ -10,7 +10,7 @@ import { InvalidInputError, SigningError } from '../../domain/errors';
 import { PdfReader } from '../pdf';
 import { byteRangeFor, digestByteRange, locateSignatureSlots, patchByteRange } from '../pdf';
 import { algorithmOfCertificate, buildSignedAttributes, estimateCmsSize } from '../cms';
-import { incrementalUpdateTail, type Allocate, type UpdateObject } from '../pdf';
+import { incrementalUpdateTail, type UpdateObject } from '../pdf';
 import { inspectPdf } from '../pdf';
 import { placeSignature } from '../stamp';
 import { addSignatureField, buildSignatureDictionary, certifyCatalog, fillSignatureField, refuseCertifyingSigned } from '../pdf';
@@ -28,13 +28,10 @@ function stampRect(stamp: StampSpec): [number, number, number, number] {
   return [stamp.x, stamp.y, stamp.x + stamp.width, stamp.y + stamp.height];
 }
 
-/**
- * `reader`: a reader of `input.pdf` that has already read part of it (sign-check.ts
- * checkAndPreparePades). `allocate`: where the prepared document is written (incremental-writer.ts).
- */
-export async function preparePades(input: PadesPrepareInput, reader?: PdfReader, allocate: Allocate = (size) => new Uint8Array(size)): Promise<PreparedPades> {
+/** `reader`: a reader of `input.pdf` that has already read part of it (sign-check.ts checkAndPreparePades). */
+export async function preparePades(input: PadesPrepareInput, reader?: PdfReader): Promise<PreparedPades> {
   const { tail, ...prepared } = await preparePadesParts(input, reader);
-  const pdf = allocate(input.pdf.length + tail.length);
+  const pdf = new Uint8Array(input.pdf.length + tail.length);
   pdf.set(input.pdf, 0);
   pdf.set(tail, input.pdf.length);
   return { pdf, ...prepared };
