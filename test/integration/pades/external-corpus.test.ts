@@ -1,8 +1,8 @@
 /**
  * Signed PDFs made by other software (EU DSS and the national tools of its plugtests, Adobe
  * Reader, Acrobat, pyHanko, …), gathered from the public test data of esig/dss and pyHanko with
- * the outcome those projects' own tests assert (issue 17, "Done when"). test/vectors/external/
- * README.md says where each file came from, under which licence, and which test line each fact
+ * the outcome those projects' own tests assert (issue 17, "Done when"). ../shared/vectors/external/
+ * README.md (outside data, never in this repository) says where each file came from, under which licence, and which test line each fact
  * below is taken from.
  *
  * Each fact is its own test, run through `localsign verify --json` (the built bundle) with no
@@ -13,11 +13,12 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, runCliAsync } from '../../helpers/cli';
+import { NO_OUTSIDE_VECTORS, outsideVectors } from '../../helpers/outside-vectors';
 
-const DIR = resolve(__dirname, '../../vectors/external');
+const DIR = outsideVectors('external');
 const DSS = 'https://github.com/esig/dss/blob/d9473b8efea72fd5754623fa92bb9311f2b005c5';
 const DSS_SUITE = `${DSS}/dss-pades/src/test/java/eu/europa/esig/dss/pades/validation/suite`;
 const PYHANKO = 'https://github.com/MatthiasValvekens/pyHanko/blob/7db4e6fe97552416944c2be98cdeb918c98d4891';
@@ -72,7 +73,7 @@ interface Fact {
   expected: unknown;
   source: string;
   dependsOn?: string;
-  /** The anchors the source test configures (PEM under test/vectors/external/). */
+  /** The anchors the source test configures (PEM under ../shared/vectors/external/). */
   trust?: string;
 }
 
@@ -219,6 +220,7 @@ let home: string;
 const reports = new Map<string, { report: Report; ms: number }>();
 
 beforeAll(async () => {
+  if (!DIR) return;
   home = mkdtempSync(join(tmpdir(), 'localsign-external-'));
   const runs = [...new Set(FACTS.map((f) => `${f.file}\u0000${f.trust ?? ''}`))];
   // Two at a time: each run is a CLI process and a PDF worker process.
@@ -231,9 +233,9 @@ beforeAll(async () => {
     }));
   }
 }, 300_000);
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+afterAll(() => home && rmSync(home, { recursive: true, force: true }));
 
-describe('signed PDFs made by other software: the facts their projects assert (test/vectors/external)', () => {
+describe.skipIf(!DIR)(`signed PDFs made by other software: the facts their projects assert (../shared/vectors/external)${DIR ? '' : ` (${NO_OUTSIDE_VECTORS})`}`, () => {
   it('holds at least 20 files', () => {
     expect(new Set(FACTS.map((f) => f.file)).size).toBeGreaterThanOrEqual(20);
   });

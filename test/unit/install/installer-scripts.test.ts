@@ -1,9 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { NO_OUTSIDE_VECTORS, outsideVectors } from '../../helpers/outside-vectors';
 
 const ROOT = resolve(__dirname, '../../..');
 const DIR = join(ROOT, 'installers');
+/** Apple's property list DTD, outside data (../shared/vectors/plist/README.md). */
+const PLIST = outsideVectors('plist');
 
 /**
  * The maintainer and pkg scripts parse with the shell that runs them (dpkg and macOS's installer
@@ -24,8 +27,8 @@ describe('installer scripts', () => {
     expect(r.status, r.stderr).toBe(0);
   });
 
-  it('the hardened-runtime entitlements are a valid plist', () => {
-    const r = spawnSync('xmllint', ['--noout', '--nonet', '--dtdvalid', join(ROOT, 'test/vectors/plist/PropertyList-1.0.dtd'), join(DIR, 'macos/entitlements.plist')], { encoding: 'utf8' });
+  it.skipIf(!PLIST)(`the hardened-runtime entitlements are a valid plist${PLIST ? '' : ` (${NO_OUTSIDE_VECTORS})`}`, () => {
+    const r = spawnSync('xmllint', ['--noout', '--nonet', '--dtdvalid', join(PLIST!, 'PropertyList-1.0.dtd'), join(DIR, 'macos/entitlements.plist')], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
   });
 });

@@ -4,9 +4,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LAUNCHD_LABEL, renderLaunchdPlist } from '../../../src/install/launchd-plist';
+import { NO_OUTSIDE_VECTORS, outsideVectors } from '../../helpers/outside-vectors';
 
 const ROOT = resolve(__dirname, '../../..');
-const DTD = join(ROOT, 'test', 'vectors', 'plist', 'PropertyList-1.0.dtd');
+/** Apple's property list DTD, outside data (../shared/vectors/plist/README.md says where it came from). */
+const PLIST = outsideVectors('plist');
+const DTD = join(PLIST ?? '', 'PropertyList-1.0.dtd');
 
 /** plistutil's canonical XML (dict, array, string, integer, true, false) as a value. */
 function plistValue(xml: string): unknown {
@@ -47,7 +50,7 @@ function plistValue(xml: string): unknown {
  * The launchd jobs (issue 9). No plutil here: the plist is validated against Apple's DTD with
  * xmllint (what `plutil -lint` checks for XML plists) and parsed by libplist's plistutil.
  */
-describe('launchd plist', () => {
+describe.skipIf(!PLIST)(`launchd plist${PLIST ? '' : ` (${NO_OUTSIDE_VECTORS})`}`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'localsign-plist-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,6 +1,6 @@
 /**
  * Name constraints (RFC 5280 §4.2.1.10) form by form (pki/name-constraints.ts), and the names a
- * certificate is checked by, on PKITS certificates (test/vectors/pkits).
+ * certificate is checked by, on PKITS certificates (../shared/vectors/pkits, outside data).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { oid, readDerExact, seq, setOf, tlv, type Der } from '../../../src/der/d
 import { GENERAL_NAME, readNameConstraints } from '../../../src/der/x509-constraints';
 import { checkNameConstraints, namesOf, uriHost, withinSubtree } from '../../../src/pki/name-constraints';
 import { readPathCertificate } from '../../../src/pki/path-certificate';
+import { NO_OUTSIDE_VECTORS, outsideVectors } from '../../helpers/outside-vectors';
 
 const text = (tag: number, s: string): Der => readDerExact(tlv(tag, new TextEncoder().encode(s)));
 const dns = (s: string): Der => text(GENERAL_NAME.dNSName, s);
@@ -16,7 +17,8 @@ const mail = (s: string): Der => text(GENERAL_NAME.rfc822Name, s);
 const uri = (s: string): Der => text(GENERAL_NAME.uniformResourceIdentifier, s);
 const ip = (...b: number[]): Der => readDerExact(tlv(GENERAL_NAME.iPAddress, Uint8Array.from(b)));
 const within = (name: Der, base: Der): boolean | null => withinSubtree({ form: name.tag, name, shown: '' }, base);
-const pkits = (file: string) => readPathCertificate(new Uint8Array(readFileSync(join(__dirname, '../../vectors/pkits/certs', `${file}.crt`))));
+const PKITS = outsideVectors('pkits');
+const pkits = (file: string) => readPathCertificate(new Uint8Array(readFileSync(join(PKITS!, 'certs', `${file}.crt`))));
 
 describe('dNSName', () => {
   it('covers the name and every name with labels added on the left, at a label boundary, in any case', () => {
@@ -66,9 +68,11 @@ describe('iPAddress and the forms this code cannot judge', () => {
 });
 
 describe('the names of a certificate (§4.2.1.10)', () => {
+  const onPkits = it.skipIf(!PKITS);
+  const needs = PKITS ? '' : ` (${NO_OUTSIDE_VECTORS})`;
   const constraint = (tag: number, ...bases: string[]) => readNameConstraints(seq(tlv(0xa0, ...bases.map((b) => seq(tlv(tag, new TextEncoder().encode(b)))))));
 
-  it('the subject emailAddress is checked as an rfc822Name when there is no subjectAltName', () => {
+  onPkits(`the subject emailAddress is checked as an rfc822Name when there is no subjectAltName${needs}`, () => {
     const ee = pkits('InvalidDNandRFC822nameConstraintsTest29EE');
     expect(ee.altNames).toBeNull();
     expect(namesOf(ee).map((n) => n.shown)).toEqual(['subject', 'subject emailAddress Test29EE@invalidcertificates.gov']);
@@ -81,7 +85,7 @@ describe('the names of a certificate (§4.2.1.10)', () => {
     expect(checkNameConstraints(withSan, constraint(GENERAL_NAME.rfc822Name, 'testcertificates.gov'), 'CN=CA')).toEqual([]);
   });
 
-  it('a name of a form the constraints do not mention is not constrained; one of a form they mention is', () => {
+  onPkits(`a name of a form the constraints do not mention is not constrained; one of a form they mention is${needs}`, () => {
     const ee = pkits('ValidDNSnameConstraintsTest30EE');
     expect(namesOf(ee).map((n) => n.shown)).toEqual(['subject', 'subjectAltName dNSName testserver.testcertificates.gov']);
     expect(checkNameConstraints(ee, constraint(GENERAL_NAME.rfc822Name, 'elsewhere.example'), 'CN=CA')).toEqual([]);
@@ -94,7 +98,7 @@ describe('the names of a certificate (§4.2.1.10)', () => {
     ]);
   });
 
-  it('directoryName constraints bind the subject and directoryName entries of the subjectAltName', () => {
+  onPkits(`directoryName constraints bind the subject and directoryName entries of the subjectAltName${needs}`, () => {
     const ee = pkits('InvalidDNnameConstraintsTest3EE');
     const base = seq(setOf(seq(oid('2.5.4.6'), tlv(0x13, new TextEncoder().encode('US')))), setOf(seq(oid('2.5.4.10'), tlv(0x13, new TextEncoder().encode('Test Certificates 2011')))));
     const permitted = readNameConstraints(seq(tlv(0xa0, seq(tlv(GENERAL_NAME.directoryName, base)))));
