@@ -22,12 +22,29 @@ export function openApiPath(path: string): string {
   return path.replace(/:([a-z_]+)/g, '{$1}');
 }
 
+/** The service's proof of itself (middleware/wrapper-auth.ts): asked on /health and every keyed route. */
+const CHALLENGE_PARAMETER = {
+  name: 'X-Localsign-Challenge',
+  in: 'header',
+  schema: { type: 'string', pattern: '^[0-9a-f]{32,128}$' },
+  description: 'Random lowercase hex (16 to 64 bytes); with X-Wrapper-Key, the answer carries X-Localsign-Proof for it. A request signed with X-Wrapper-Signature is answered for its nonce without it',
+} as const;
+const PROOF_RESPONSE_HEADER = {
+  'X-Localsign-Proof': {
+    description: "hex HMAC-SHA256(HMAC-SHA256(SHA-256(secret), 'localsign-service-proof-key-v1'), 'localsign-service-proof-v1\\n' key '\\n' challenge): only the service that holds this key can compute it; check it before sending a secret, a document or a PIN",
+    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  },
+} as const;
+
 function operationObject(op: Operation): JsonSchema {
   const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
+  const proves = op.auth || op.id === 'health';
+  const headers = { ...(op.success.headers ?? {}), ...(proves ? PROOF_RESPONSE_HEADER : {}) };
+  const parameters = [...(op.parameters ?? []), ...(proves ? [CHALLENGE_PARAMETER] : [])];
   const responses: Record<string, JsonSchema> = {
     [String(op.success.status)]: {
       description: op.success.description,
-      ...(op.success.headers ? { headers: op.success.headers } : {}),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
       content: { [op.success.contentType ?? 'application/json']: { schema: op.success.schema } },
     },
   };
@@ -41,8 +58,8 @@ function operationObject(op: Operation): JsonSchema {
   return {
     operationId: op.id,
     summary: op.summary,
-    ...(op.auth ? { security: [{ wrapperKey: [], wrapperSecret: [] }] } : {}),
-    ...(op.parameters ? { parameters: op.parameters } : {}),
+    ...(op.auth ? { security: [{ wrapperKey: [], wrapperSignature: [] }, { wrapperKey: [], wrapperSecret: [] }] } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
     ...(op.body
       ? {
           requestBody: {
@@ -79,7 +96,14 @@ export function buildOpenApiDocument(): JsonSchema & { paths: Record<string, Rec
     components: {
       securitySchemes: {
         wrapperKey: { type: 'apiKey', in: 'header', name: 'X-Wrapper-Key' },
-        wrapperSecret: { type: 'apiKey', in: 'header', name: 'X-Wrapper-Secret' },
+        wrapperSecret: { type: 'apiKey', in: 'header', name: 'X-Wrapper-Secret', description: "The application's secret (spec §5). Send it only to a service that proved itself: GET /health with X-Wrapper-Key and X-Localsign-Challenge answers X-Localsign-Proof" },
+        wrapperSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Wrapper-Signature',
+          description:
+            "Instead of X-Wrapper-Secret, so the secret never crosses the socket: t=<unix seconds>,n=<32-128 lowercase hex nonce>,s=<hex HMAC-SHA256(HMAC-SHA256(SHA-256(secret), 'localsign-request-key-v1'), 'localsign-request-v1\\n' METHOD '\\n' path?query '\\n' t '\\n' n '\\n' key)>; the answer carries X-Localsign-Proof for the nonce (docs/integrators.md)",
+        },
       },
       schemas: COMPONENT_SCHEMAS,
     },

@@ -128,6 +128,57 @@ async function listen(ctx: AppContext, app: { fetch: (request: Request, env: nev
   return server;
 }
 
+/**
+ * The other loopback family's address for `host` (127.0.0.1 for ::1 and the reverse), null when
+ * `host` is not loopback. `localhost` is both: 127.0.0.1 first.
+ */
+export function loopbackPair(host: string): [string, string | null] {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  if (h === 'localhost') return ['127.0.0.1', '::1'];
+  if (!isLoopbackAddress(h)) return [host, null];
+  return [host, h.includes(':') && !h.startsWith('::ffff:') ? '127.0.0.1' : '::1'];
+}
+
+/** A bind that failed because the machine has no such address family or address (no IPv6 loopback). */
+const NO_SUCH_ADDRESS = new Set(['EADDRNOTAVAIL', 'EAFNOSUPPORT', 'EINVAL']);
+
+/**
+ * The API's listener on the configured address and, for a loopback address, on the other loopback
+ * family's address at the same port. `localhost` resolves to ::1 first on most systems (the default
+ * hosts files of Debian, Ubuntu, Fedora and macOS), so a family left free would let any other user
+ * of the machine answer the applications that call `localhost`, and collect their secrets,
+ * documents and PINs. The service holds both or does not start: a program already on the twin
+ * address is named. A machine without the twin family (no IPv6) leaves nothing to take there.
+ * With port 0 the twin must take the port the first listener got: a clash is tried again.
+ */
+async function listenOnLoopback(ctx: AppContext, app: Parameters<typeof listen>[1]): Promise<[Server, Server | null]> {
+  const [host, twinHost] = loopbackPair(ctx.config.host);
+  for (let attempt = 0; ; attempt += 1) {
+    const server = await listen(ctx, app, host, ctx.config.port);
+    if (!twinHost) return [server, null];
+    const port = (server.address() as AddressInfo).port;
+    try {
+      return [server, await listen(ctx, app, twinHost, port)];
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      if (NO_SUCH_ADDRESS.has(code)) {
+        ctx.log.info(`no ${twinHost} on this machine (${code}): listening on ${host} only`);
+        return [server, null];
+      }
+      await closeWithin(server, 0);
+      if (code === 'EADDRINUSE' && ctx.config.port === 0 && attempt < 5) continue;
+      if (code === 'EADDRINUSE') {
+        const where = twinHost.includes(':') ? `[${twinHost}]:${port}` : `${twinHost}:${port}`;
+        throw new ConfigurationError(
+          `port ${port} is already in use on ${where} by another program: applications that call localhost:${port} could reach it instead of this service, so localsign does not start beside it; stop that program (ss -ltnp 'sport = :${port}' names it) or choose another port with --port`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+}
+
 function urlOf(server: Server): string {
   const a = server.address() as AddressInfo;
   return `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
@@ -189,7 +240,7 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
   const sweep = setInterval(() => void retain().catch((e) => ctx.log.error(`retention sweep failed: ${String(e)}`)), RETENTION_SWEEP_MS);
   sweep.unref();
 
-  const server = await listen(ctx, createApp(ctx), ctx.config.host, ctx.config.port);
+  const [server, twin] = await listenOnLoopback(ctx, createApp(ctx));
   // Memory freed by a burst of work given back once the service is idle (idle-memory.ts).
   const idleCollector = startIdleCollector();
   // A stop before the delay skips it: the next start compacts instead.
@@ -222,7 +273,7 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
         idleCollector.stop();
         await housekeeping;
         registry.releaseWaiters();
-        await Promise.all([server, ...(receiver ? [receiver] : [])].map((s) => closeWithin(s, graceMs)));
+        await Promise.all([server, ...(twin ? [twin] : []), ...(receiver ? [receiver] : [])].map((s) => closeWithin(s, graceMs)));
         // Jobs still running get the rest of the grace; what remains PENDING resumes next start.
         await jobs.drain(Math.max(0, graceMs / 2));
         // A clean stop is no crash: what it interrupted keeps its next start's try.

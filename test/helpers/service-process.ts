@@ -16,15 +16,17 @@ interface ServeOptions {
   /** What runs `serve`: default the bundle on this Node; the single executable, or a copied bundle. */
   command?: string[];
   args?: string[];
+  /** The port to ask for; default 0 (any free port). */
+  port?: number;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
 }
 
-/** Spawns `localsign serve --port 0`, collecting what it prints (stdout + stderr). */
+/** Spawns `localsign serve --port 0` (or `o.port`), collecting what it prints (stdout + stderr). */
 function spawnServe(o: ServeOptions): { child: ChildProcess; output: () => string } {
   if (!o.command) assertBundle();
   const [file, ...before] = o.command ?? [process.execPath, BUNDLE];
-  const child = spawn(file!, [...before, 'serve', '--port', '0', ...(o.args ?? [])], {
+  const child = spawn(file!, [...before, 'serve', '--port', String(o.port ?? 0), ...(o.args ?? [])], {
     env: { ...process.env, LOCALSIGN_HOME: o.home, NO_COLOR: '1', ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
