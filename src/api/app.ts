@@ -1,7 +1,8 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context';
-import { LocalsignError, RateLimitedError, isLocalsignError } from '../domain/errors';
+import { BusyError, LocalsignError, RateLimitedError, isLocalsignError } from '../domain/errors';
 import { STATUS_OF_KIND } from './http-status';
+import { BodyMemory, bodyMemory } from './middleware/body-memory';
 import { hostCheck } from './middleware/host-check';
 import { CLIENT_ABORTED } from './middleware/read-body';
 import { rateLimit, RateLimiter } from './middleware/rate-limit';
@@ -82,7 +83,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   );
 
   const bodyTimeoutMs = ctx.config.bodyTimeoutMs;
-  app.use('*', hostCheck(ctx.config), async (c, next) => {
+  app.use('*', hostCheck(ctx.config), bodyMemory(new BodyMemory(ctx.config.maxBodyMemoryBytes)), async (c, next) => {
     c.set('bodyTimeoutMs', bodyTimeoutMs);
     await next();
   });
@@ -109,7 +110,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
  */
 export function createReceiveApp(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  app.use('*', async (c, next) => {
+  app.use('*', bodyMemory(new BodyMemory(ctx.config.maxBodyMemoryBytes)), async (c, next) => {
     c.set('bodyTimeoutMs', ctx.config.bodyTimeoutMs);
     await next();
   });
@@ -170,6 +171,6 @@ export function respondError(ctx: AppContext, c: Context, error: unknown): Respo
   });
   // A flood is one summary line when its group closes, not a line per failure (error-coalescer.ts).
   if (!rec.coalesced) ctx.log.error(`${c.req.method} ${c.req.path.slice(0, 100)} -> ${status}: ${rec.short} (${rec.error_id})`);
-  if (error instanceof RateLimitedError) c.header('Retry-After', String(error.retryAfterSeconds));
+  if (error instanceof RateLimitedError || error instanceof BusyError) c.header('Retry-After', String(error.retryAfterSeconds));
   return c.json({ error: rec.short, error_id: rec.error_id }, status);
 }

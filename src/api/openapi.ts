@@ -14,7 +14,7 @@ const ERROR_MEANING: Record<number, string> = {
   429: 'This application key is over its rate limit (serve --rate-limit); Retry-After says when to try again',
   500: 'Unexpected failure, recorded under its error_id',
   502: 'The platform is unreachable or failing; the old cache stays',
-  503: 'The config dir cannot be written (disk full or read-only); nothing was accepted, retry once it can',
+  503: 'The config dir cannot be written (disk full or read-only), or (with Retry-After) the service holds its budget of request bodies from other callers (serve --max-body-memory); nothing was accepted, retry once it can',
 };
 
 /** `/v1/results/:request_id` as OpenAPI writes it: `/v1/results/{request_id}`. */
@@ -51,7 +51,7 @@ function operationObject(op: Operation): JsonSchema {
   for (const code of errorStatuses(op)) {
     responses[String(code)] = {
       description: ERROR_MEANING[code],
-      ...(code === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait before the next request', schema: { type: 'integer', minimum: 1 } } } } : {}),
+      ...(code === 429 || code === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait before the next request', schema: { type: 'integer', minimum: 1 } } } } : {}),
       content: json(ref('Error')),
     };
   }

@@ -250,7 +250,8 @@ export function errorStatuses(op: Operation): number[] {
   if (op.auth) codes.add(401);
   if (op.rateLimited) codes.add(429);
   if (op.paired) codes.add(409);
-  if (op.body) codes.add(413).add(422);
+  // A body may meet the memory budget for request bodies (middleware/body-memory.ts): 503 with Retry-After.
+  if (op.body) codes.add(413).add(422).add(503);
   if (op.parameters?.some((p) => p.in === 'query')) codes.add(422);
   return [...codes].sort((a, b) => a - b);
 }

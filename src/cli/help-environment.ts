@@ -16,6 +16,8 @@ const VARIABLES: Record<string, string> = {
   LOCALSIGN_TRUST: 'PEM file of trust anchors for validation (--trust)',
   LOCALSIGN_RECEIVE_LISTEN: 'HOST:PORT of the listener for platform pushes (--receive-listen)',
   LOCALSIGN_MAX_BODY: 'Largest request body in bytes (--max-body)',
+  LOCALSIGN_MAX_BODY_MEMORY: 'Request bodies held in memory at once, bytes (--max-body-memory)',
+  LOCALSIGN_MAX_CONNECTIONS: 'Connections held at once (--max-connections)',
   LOCALSIGN_REQUEST_TIMEOUT: 'Seconds before a PENDING request ends in ERROR (--request-timeout)',
   LOCALSIGN_ALLOW_HOST: 'Extra Host names served, comma-separated (--allow-host)',
   LOCALSIGN_ALLOW_ORIGIN: 'Web origins allowed to call the API, comma-separated (--allow-origin)',

@@ -22,6 +22,8 @@ export function configFromArgs(args: Record<string, unknown>, rawArgs: string[] 
     host: str('host'),
     port: str('port'),
     maxBody: str('max-body'),
+    maxBodyMemory: str('max-body-memory'),
+    maxConnections: str('max-connections'),
     requestTimeout: str('request-timeout'),
     tsaUrl: str('tsa-url'),
     padesLevel: str('pades-level'),

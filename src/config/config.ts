@@ -10,6 +10,18 @@ export const DEFAULTS = Object.freeze({
   host: '127.0.0.1',
   port: 8300,
   maxBodyBytes: 256 * 1024 * 1024,
+  /**
+   * Request bodies held in memory at once, all callers together (a JSON body counts twice: its
+   * base64 and the document). Two maximal JSON uploads' worth, under the 2 GiB the systemd unit
+   * allows with the PDF workers' share beside it; a lone body may always be as large as maxBody.
+   */
+  maxBodyMemoryBytes: 512 * 1024 * 1024,
+  /**
+   * Connections held at once per listener, well under the usual 1,024 file descriptors so the
+   * service keeps some for its files and workers; beyond it the longest-idle connection is closed
+   * (service/connection-cap.ts).
+   */
+  maxConnections: 512,
   requestTimeoutMs: 10 * 60 * 1000,
   retentionMs: 7 * 24 * 3600 * 1000,
   retentionMaxResults: 10_000,
@@ -51,6 +63,10 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly maxBodyBytes: number;
+  /** serve --max-body-memory: request bodies held in memory at once (api/middleware/body-memory.ts). */
+  readonly maxBodyMemoryBytes: number;
+  /** serve --max-connections: connections held at once per listener (service/connection-cap.ts). */
+  readonly maxConnections: number;
   readonly requestTimeoutMs: number;
   readonly tsaUrl: string | null;
   /** The PAdES level of a request that does not ask for one: B-T with a TSA, else B-B (issue 12). */
@@ -158,6 +174,8 @@ export function buildConfig(env: EnvSnapshot, flags: RawSettings = {}, overrides
     host: s.host ?? service?.host ?? DEFAULTS.host,
     port: parseInteger('port', s.port, 0, 65535) ?? service?.port ?? DEFAULTS.port,
     maxBodyBytes: parseInteger('max body (bytes)', s.maxBody, 1, Number.MAX_SAFE_INTEGER) ?? DEFAULTS.maxBodyBytes,
+    maxBodyMemoryBytes: parseInteger('max body memory (bytes)', s.maxBodyMemory, 1024 * 1024, Number.MAX_SAFE_INTEGER) ?? DEFAULTS.maxBodyMemoryBytes,
+    maxConnections: parseInteger('max connections', s.maxConnections, 8, 1_000_000) ?? DEFAULTS.maxConnections,
     requestTimeoutMs: timeoutSeconds === undefined ? DEFAULTS.requestTimeoutMs : timeoutSeconds * 1000,
     tsaUrl: s.tsaUrl ?? null,
     padesLevel: parsePadesLevel(s.padesLevel, s.tsaUrl ?? null),

@@ -9,6 +9,8 @@ export interface RawSettings {
   host?: string;
   port?: string;
   maxBody?: string;
+  maxBodyMemory?: string;
+  maxConnections?: string;
   requestTimeout?: string;
   tsaUrl?: string;
   /** serve --pades-level: the PAdES level of requests that do not ask for one. */
@@ -96,6 +98,8 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): EnvSnapshot {
       host: env.LOCALSIGN_HOST || undefined,
       port: env.LOCALSIGN_PORT || undefined,
       maxBody: env.LOCALSIGN_MAX_BODY || undefined,
+      maxBodyMemory: env.LOCALSIGN_MAX_BODY_MEMORY || undefined,
+      maxConnections: env.LOCALSIGN_MAX_CONNECTIONS || undefined,
       requestTimeout: env.LOCALSIGN_REQUEST_TIMEOUT || undefined,
       tsaUrl: env.LOCALSIGN_TSA_URL || undefined,
       padesLevel: env.LOCALSIGN_PADES_LEVEL || undefined,

@@ -114,6 +114,17 @@ export class RateLimitedError extends LocalsignError {
   }
 }
 
+/**
+ * The service is busy with what other callers sent (request bodies held in memory, connections):
+ * 503, and `retryAfterSeconds` goes to Retry-After. Nothing was taken; the same request may be
+ * sent again.
+ */
+export class BusyError extends LocalsignError {
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super('unavailable', message, { type: 'busy' });
+  }
+}
+
 export function isLocalsignError(value: unknown): value is LocalsignError {
   return value instanceof LocalsignError;
 }

@@ -9,6 +9,7 @@ import { removeStaleTemps } from '../config/home-safety';
 import { isLoopbackAddress } from '../config/loopback';
 import { ConfigurationError } from '../domain/errors';
 import { answerClientError } from './client-error';
+import { ConnectionCap } from './connection-cap';
 import { closeGentlyWhenBodyUnread } from './early-answer';
 import { startIdleCollector } from './idle-memory';
 
@@ -79,7 +80,7 @@ const REQUEST_TIMEOUT_MS = 300_000;
 const MAX_HEADER_BYTES = 16 * 1024;
 
 /** A listener for `app`, with the request fix-ups above, once it is listening. */
-async function listen(ctx: AppContext, app: { fetch: (request: Request, env: never) => Response | Promise<Response> }, host: string, port: number): Promise<Server> {
+async function listen(ctx: AppContext, app: { fetch: (request: Request, env: never) => Response | Promise<Response> }, host: string, port: number, cap: ConnectionCap): Promise<Server> {
   const server = createAdaptorServer({
     fetch: app.fetch as never,
     hostname: host,
@@ -106,6 +107,7 @@ async function listen(ctx: AppContext, app: { fetch: (request: Request, env: nev
       )) as unknown as typeof createServer,
   }) as Server;
   server.keepAliveTimeout = 5_000;
+  cap.attach(server);
   // Issue 10, abuse: a client trickling its header section holds its socket --header-timeout at
   // most (slowloris); its body is bounded by --body-timeout of silence (read-body.ts) and by
   // Node's whole-request limit. Both answer 408 with the uniform body (client-error.ts).
@@ -151,14 +153,14 @@ const NO_SUCH_ADDRESS = new Set(['EADDRNOTAVAIL', 'EAFNOSUPPORT', 'EINVAL']);
  * address is named. A machine without the twin family (no IPv6) leaves nothing to take there.
  * With port 0 the twin must take the port the first listener got: a clash is tried again.
  */
-async function listenOnLoopback(ctx: AppContext, app: Parameters<typeof listen>[1]): Promise<[Server, Server | null]> {
+async function listenOnLoopback(ctx: AppContext, app: Parameters<typeof listen>[1], cap: ConnectionCap): Promise<[Server, Server | null]> {
   const [host, twinHost] = loopbackPair(ctx.config.host);
   for (let attempt = 0; ; attempt += 1) {
-    const server = await listen(ctx, app, host, ctx.config.port);
+    const server = await listen(ctx, app, host, ctx.config.port, cap);
     if (!twinHost) return [server, null];
     const port = (server.address() as AddressInfo).port;
     try {
-      return [server, await listen(ctx, app, twinHost, port)];
+      return [server, await listen(ctx, app, twinHost, port, cap)];
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? '';
       if (NO_SUCH_ADDRESS.has(code)) {
@@ -240,7 +242,9 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
   const sweep = setInterval(() => void retain().catch((e) => ctx.log.error(`retention sweep failed: ${String(e)}`)), RETENTION_SWEEP_MS);
   sweep.unref();
 
-  const [server, twin] = await listenOnLoopback(ctx, createApp(ctx));
+  // One cap for every listener: together they hold at most this many connections (connection-cap.ts).
+  const cap = new ConnectionCap(ctx.config.maxConnections);
+  const [server, twin] = await listenOnLoopback(ctx, createApp(ctx), cap);
   // Memory freed by a burst of work given back once the service is idle (idle-memory.ts).
   const idleCollector = startIdleCollector();
   // A stop before the delay skips it: the next start compacts instead.
@@ -253,7 +257,7 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
   }, HOUSEKEEPING_DELAY_MS);
   housekeepingTimer.unref();
   // serve --receive-listen: the platform reaches /receive there while /v1 stays on loopback.
-  const receiver = ctx.config.receiveListen ? await listen(ctx, createReceiveApp(ctx), ctx.config.receiveListen.host, ctx.config.receiveListen.port) : null;
+  const receiver = ctx.config.receiveListen ? await listen(ctx, createReceiveApp(ctx), ctx.config.receiveListen.host, ctx.config.receiveListen.port, cap) : null;
   if (remote) {
     ctx.log.warn(
       `listening beyond loopback on ${urlOf(server)} (--allow-remote): other machines can reach the API over plain HTTP; they are served only with a Host named by --allow-host (${ctx.config.allowHosts.join(', ') || 'none given: every remote request is refused'})`,

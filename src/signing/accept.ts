@@ -182,6 +182,8 @@ async function acceptPadesRequest(deps: AcceptDeps, input: PadesSignInput, calle
     ...(input.chipPin ? { pinFromRequest: true as const } : {}),
   };
   const checkStamp = design ? stampSpecOf(design.stamp) : null;
+  // The check takes its turn among the applications' PDF work (workers/pool.ts), as its caller's.
+  const work = deps.documentWork.forOwner(caller.key);
   let placement: StampDecision | null;
   let prepared: AcceptedCatalog['prepared'];
   if (!isFileBytes(pdf) && pdf.byteLength < FILE_MIN_BYTES && credential.certificate_chain?.length) {
@@ -189,7 +191,7 @@ async function acceptPadesRequest(deps: AcceptDeps, input: PadesSignInput, calle
     // reading of it fewer); the job starts at its signature. A large one is prepared by its job,
     // from its work file, within the job's document slots.
     const reserveTimestamp = level !== 'B-B';
-    const early = await deps.documentWork.checkAndPrepare(
+    const early = await work.checkAndPrepare(
       { pdf, certificateChain: credential.certificate_chain.map((c) => new Uint8Array(Buffer.from(c, 'base64'))), ...prepareFields(params, design, deps.now()), reserveTimestamp },
       checkStamp,
     );
@@ -197,7 +199,7 @@ async function acceptPadesRequest(deps: AcceptDeps, input: PadesSignInput, calle
     prepared = { document: early.prepared, reserveTimestamp };
   } else {
     // The stamp's place found here is carried to prepare (issue 18: the page's content walked once).
-    placement = (await deps.documentWork.checkForSigning(pdf, checkStamp, input.certify)).placement;
+    placement = (await work.checkForSigning(pdf, checkStamp, input.certify)).placement;
   }
   // B-T and above take their timestamps from the TSA (ETSI EN 319 142-1 §5.3, §5.4): refused before 202.
   if (level !== 'B-B' && !deps.pades.tsaUrl) {

@@ -47,6 +47,8 @@ export class DocumentWork {
    */
   private readonly verifications: Slots;
   private readonly inline: boolean;
+  /** Whose tasks these are, for the pool's turns between applications (forOwner); '' the service's own. */
+  private readonly owner: string = '';
 
   constructor(entry: ProcessEntry | null, readonly limits: DocumentLimits) {
     const seconds = Math.round(limits.deadlineMs / 100) / 10;
@@ -60,6 +62,10 @@ export class DocumentWork {
       // One task at a time per worker: a task over a limit ends its worker, and nothing else
       // should be waiting inside it (tasks posted behind it would be posted again, but late).
       depth: 1,
+      // As many again for applications with nothing running while the workers are busy with
+      // others' documents: one application's slow documents (each may hold a worker until the
+      // deadline) never hold another's small one.
+      burst: limits.workers,
       limits: {
         deadlineMs: limits.deadlineMs,
         overLimit: (limit) =>
@@ -84,15 +90,20 @@ export class DocumentWork {
    * caller hands on to the next step or the store (and removes if it does neither).
    */
   private async call<K extends DocumentTask['op']>(task: Extract<DocumentTask, { op: K }>, o: { signal?: AbortSignal; keep?: boolean } = {}): Promise<DocumentResults[K]> {
-    if (this.inline) return (await this.pool.run({ ...task, scratch: null } as PostedDocumentTask, { signal: o.signal })) as DocumentResults[K];
+    if (this.inline) return (await this.pool.run({ ...task, scratch: null } as PostedDocumentTask, { signal: o.signal, owner: this.owner })) as DocumentResults[K];
     const scratch = this.limits.scratchDir();
     const { value, files } = await toFiles(task as DocumentTask, scratch);
     try {
-      const answer = await this.pool.run({ ...value, scratch }, { signal: o.signal });
+      const answer = await this.pool.run({ ...value, scratch }, { signal: o.signal, owner: this.owner });
       return (o.keep ? answer : await fromFiles(answer)) as DocumentResults[K];
     } finally {
       await removeFiles(files);
     }
+  }
+
+  /** The same work with its tasks counted as `owner`'s (an application key) in the pool's turns. */
+  forOwner(owner: string): DocumentWork {
+    return Object.assign(Object.create(this) as DocumentWork, { owner });
   }
 
   /**

@@ -32,6 +32,11 @@ export interface PoolOptions<T, R> {
   idleMs?: number;
   /** Tasks kept posted ahead per worker (see PIPELINE_DEPTH). */
   depth?: number;
+  /**
+   * Workers that may run beyond `workers` for an owner with nothing running, while the others are
+   * busy with other owners' tasks (see pump). 0: none.
+   */
+  burst?: number;
   limits?: PoolLimits;
 }
 
@@ -40,6 +45,8 @@ interface Job<T, R> {
   resolve: (v: R) => void;
   reject: (e: unknown) => void;
   signal?: AbortSignal;
+  /** Whose task it is (an application key; '' for the service's own work): see pump. */
+  owner: string;
   /** Its number among the tasks posted to its worker (serveWorker counts the same way). */
   seq?: number;
 }
@@ -83,7 +90,11 @@ export const WORKER_START_LIMIT_MS = 30_000;
  */
 export class WorkerPool<T, R> {
   private readonly slots: Slot<T, R>[] = [];
-  private readonly queue: Job<T, R>[] = [];
+  /** Tasks waiting, per owner, each oldest first. */
+  private readonly queue = new Map<string, Job<T, R>[]>();
+  /** When each owner was last served (a turn number), for takeNext. */
+  private readonly served = new Map<string, number>();
+  private turns = 0;
   private closed = false;
   private readonly idleMs: number;
   private readonly depth: number;
@@ -204,7 +215,7 @@ export class WorkerPool<T, R> {
     if (slot.deadline) clearTimeout(slot.deadline);
     const [running, ...behind] = slot.inFlight.splice(0);
     running?.reject(error);
-    this.queue.unshift(...behind);
+    for (const job of behind.reverse()) this.enqueue(job, true);
     slot.worker.terminate();
     this.pump();
   }
@@ -214,7 +225,7 @@ export class WorkerPool<T, R> {
    * cancels it in the worker it was posted to behind another task: either way it never runs
    * (issue 18). One already running ends its worker, so its work really stops.
    */
-  run(task: T, o: { signal?: AbortSignal } = {}): Promise<R> {
+  run(task: T, o: { signal?: AbortSignal; owner?: string } = {}): Promise<R> {
     if (o.signal?.aborted) return Promise.reject(o.signal.reason);
     if (!this.options.start) {
       try {
@@ -225,7 +236,7 @@ export class WorkerPool<T, R> {
     }
     if (this.closed) return Promise.reject(new LocalsignError('internal', 'the service is stopping; try again', { type: 'signing' }));
     return new Promise<R>((resolve, reject) => {
-      const job: Job<T, R> = { task, resolve, reject, signal: o.signal };
+      const job: Job<T, R> = { task, resolve, reject, signal: o.signal, owner: o.owner ?? '' };
       if (o.signal) {
         const signal = o.signal;
         const onAbort = () => this.cancel(job, signal.reason);
@@ -234,15 +245,31 @@ export class WorkerPool<T, R> {
         job.resolve = (v) => (done(), resolve(v));
         job.reject = (e) => (done(), reject(e));
       }
-      this.queue.push(job);
+      this.enqueue(job);
       this.pump();
     });
   }
 
+  private enqueue(job: Job<T, R>, first = false): void {
+    const waiting = this.queue.get(job.owner);
+    if (!waiting) this.queue.set(job.owner, [job]);
+    else if (first) waiting.unshift(job);
+    else waiting.push(job);
+  }
+
+  /** Tasks of `owner` posted to workers and not answered yet. */
+  private running(owner: string): number {
+    let n = 0;
+    for (const s of this.slots) for (const j of s.inFlight) if (j.owner === owner) n += 1;
+    return n;
+  }
+
   private cancel(job: Job<T, R>, reason: unknown): void {
-    const queued = this.queue.indexOf(job);
-    if (queued >= 0) {
-      this.queue.splice(queued, 1);
+    const waiting = this.queue.get(job.owner);
+    const queued = waiting ? waiting.indexOf(job) : -1;
+    if (waiting && queued >= 0) {
+      waiting.splice(queued, 1);
+      if (waiting.length === 0) this.queue.delete(job.owner);
       job.reject(reason);
       return;
     }
@@ -258,17 +285,28 @@ export class WorkerPool<T, R> {
     }
   }
 
+  /**
+   * Posts waiting tasks to workers. Owners take turns (the first waiting owner is served, then goes
+   * to the back), so one application's many tasks wait behind each other, not in front of
+   * everyone's. An owner with nothing running may also start one of `burst` workers beyond
+   * `workers` when every worker is busy: another application's slow documents (each may hold a
+   * worker up to the deadline) then never hold its small one.
+   */
   private pump(): void {
     const start = this.options.start;
     if (!start || this.closed) return;
-    while (this.queue.length > 0) {
+    for (;;) {
+      if (this.queue.size === 0) return;
       // Least-loaded first, so work spreads across workers before any pipeline fills; a new
       // worker only when every running one has work and the pool is not full.
       let slot: Slot<T, R> | undefined;
       for (const s of this.slots) if (!s.retiring && s.inFlight.length < this.depth && (!slot || s.inFlight.length < slot.inFlight.length)) slot = s;
-      if ((!slot || slot.inFlight.length > 0) && this.slots.filter((s) => !s.retiring).length < this.options.workers) slot = this.spawn(start);
+      const live = this.slots.filter((s) => !s.retiring).length;
+      if ((!slot || slot.inFlight.length > 0) && live < this.options.workers) slot = this.spawn(start);
+      if (!slot) slot = this.burstFor(start, live);
       if (!slot) return;
-      const job = this.queue.shift()!;
+      const job = this.takeNext();
+      if (!job) return;
       if (job.signal?.aborted) {
         job.reject(job.signal.reason);
         continue;
@@ -281,6 +319,36 @@ export class WorkerPool<T, R> {
       slot.worker.post(job.task);
       if (slot.inFlight.length === 1) this.armDeadline(slot);
     }
+  }
+
+  /**
+   * The next task in turn: of the waiting owner with the fewest tasks running, and among those the
+   * one served longest ago; its oldest.
+   */
+  private takeNext(): Job<T, R> | undefined {
+    let pick: string | null = null;
+    let pickRunning = Infinity;
+    let pickServed = Infinity;
+    for (const owner of this.queue.keys()) {
+      const running = this.running(owner);
+      const served = this.served.get(owner) ?? -1;
+      if (running < pickRunning || (running === pickRunning && served < pickServed)) [pick, pickRunning, pickServed] = [owner, running, served];
+    }
+    if (pick === null) return undefined;
+    const waiting = this.queue.get(pick)!;
+    const job = waiting.shift();
+    if (waiting.length === 0) this.queue.delete(pick);
+    this.served.set(pick, this.turns++);
+    // Owners that come and go (application keys) are not remembered for ever.
+    if (this.served.size > 1024) for (const owner of this.served.keys()) if (!this.queue.has(owner)) this.served.delete(owner);
+    return job;
+  }
+
+  /** A worker beyond `workers` when a waiting owner has nothing running and the burst allows one. */
+  private burstFor(start: StartWorker, live: number): Slot<T, R> | undefined {
+    if (live >= this.options.workers + (this.options.burst ?? 0)) return undefined;
+    for (const owner of this.queue.keys()) if (this.running(owner) === 0) return this.spawn(start);
+    return undefined;
   }
 
   async close(): Promise<void> {

@@ -300,3 +300,24 @@ export function hugeOidContentInfo(kb = 400): Buffer {
 export function cmsWithHugeOid(kb = 400): Uint8Array {
   return signatureShapedPdf(Buffer.from(hugeOidContentInfo(kb).toString('hex'), 'latin1'));
 }
+
+/**
+ * A small page (about 15 KB) that is slow to read for a stamp's place: its content draws a form
+ * `fanout` times, which draws the next form `fanout` times, `levels` deep. Every step is bounded,
+ * so it is signed in the end, but it holds a PDF worker for seconds (about 3 s for 10 x 8 on the
+ * 2-core VM): what one application's slow documents do to everyone's signing.
+ */
+export function nestedFormsPdf(levels = 10, fanout = 8): Uint8Array {
+  const b = new PdfBuilder();
+  b.obj(1, '<< /Type /Catalog /Pages 2 0 R >>');
+  b.obj(2, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>');
+  b.obj(3, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /XObject << /X 5 0 R >> >> >>');
+  const draw = Array.from({ length: fanout }, (_, i) => `q 1 0 0 1 ${i} ${i} cm /X Do Q`).join(' ');
+  b.stream(4, '', Buffer.from(draw));
+  for (let l = 0; l < levels; l++) {
+    const last = l === levels - 1;
+    const resources = last ? '' : `/Resources << /XObject << /X ${6 + l} 0 R >> >>`;
+    b.stream(5 + l, `/Type /XObject /Subtype /Form /BBox [0 0 595 842] ${resources}`, Buffer.from(last ? '10 10 5 5 re f' : draw));
+  }
+  return b.endWithTable(`/Size ${5 + levels} /Root 1 0 R`);
+}

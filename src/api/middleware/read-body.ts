@@ -7,19 +7,27 @@ import type { Base64Bytes } from '../base64-repair';
 import type { Context } from 'hono';
 import { InvalidInputError, LocalsignError } from '../../domain/errors';
 import { splitLargeStringField } from '../json-large-field';
+import type { BodyShare } from './body-memory';
 
 /**
  * Reads the raw body up to `limit` bytes; over it: 413 without reading the rest. Under
  * @hono/node-server the Node request stream is read directly: touching `c.req.raw.body` makes the
  * adapter build a WHATWG Request, which took a third of the event loop's time per sign request
- * in a CPU profile under load.
+ * in a CPU profile under load. The body takes `weight` times its bytes of the request's share of
+ * the body memory budget (body-memory.ts): its declared length before the first byte is read,
+ * else chunk by chunk; a JSON body weighs 2 (the base64 text, then the document it decodes to).
  */
-export async function readBodyBytes(c: Context, limit: number): Promise<Buffer> {
+export async function readBodyBytes(c: Context, limit: number, weight = 1): Promise<Buffer> {
   const declared = c.req.header('content-length');
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit);
+  const share = c.get('bodyShare') as BodyShare | undefined;
+  const length = declared === undefined ? null : Number(declared);
+  if (share && length !== null && Number.isSafeInteger(length)) share.add(length * weight);
+  // Without a declared length the bytes are taken as they arrive.
+  const take = share && length === null ? (n: number) => share.add(n * weight) : undefined;
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   const idleMs = (c.get('bodyTimeoutMs') as number | undefined) ?? 0;
-  if (incoming && typeof incoming.on === 'function') return readNodeStream(incoming, limit, declared === undefined ? null : Number(declared), idleMs);
+  if (incoming && typeof incoming.on === 'function') return readNodeStream(incoming, limit, length, idleMs, take);
   const body = c.req.raw.body;
   if (!body) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
@@ -28,6 +36,7 @@ export async function readBodyBytes(c: Context, limit: number): Promise<Buffer> 
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    take?.(value.byteLength);
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => undefined);
@@ -39,7 +48,7 @@ export async function readBodyBytes(c: Context, limit: number): Promise<Buffer> 
 }
 
 /** Reads `incoming` to its end into one buffer, with consumeBody's limits. */
-function readNodeStream(incoming: IncomingMessage, limit: number, declared: number | null, idleMs: number): Promise<Buffer> {
+function readNodeStream(incoming: IncomingMessage, limit: number, declared: number | null, idleMs: number, take?: (bytes: number) => void): Promise<Buffer> {
   // With a Content-Length, chunks are copied into one buffer as they arrive: collecting them and
   // concatenating at the end held a 100 MB body twice.
   const whole = declared !== null && Number.isSafeInteger(declared) && declared > 0 ? Buffer.allocUnsafe(declared) : null;
@@ -47,6 +56,7 @@ function readNodeStream(incoming: IncomingMessage, limit: number, declared: numb
   let size = 0;
   return consumeBody(incoming, { limit, most: whole?.length ?? Infinity, declared, idleMs }, {
     chunk: (chunk) => {
+      take?.(chunk.length);
       if (whole) chunk.copy(whole, size);
       else chunks.push(chunk);
       size += chunk.length;
@@ -94,7 +104,12 @@ function consumeBody<T>(incoming: IncomingMessage, o: { limit: number; most: num
       if (size + chunk.length > o.limit || size + chunk.length > o.most) return stop(tooLarge(o.limit), true);
       timer?.refresh();
       size += chunk.length;
-      sink.chunk(chunk);
+      try {
+        sink.chunk(chunk);
+      } catch (error) {
+        // A body over the memory budget while it arrives (no declared length): answered, the rest dropped.
+        stop(error as Error, true);
+      }
     };
     const onEnd = () => {
       stop(null);
@@ -115,14 +130,15 @@ function consumeBody<T>(incoming: IncomingMessage, o: { limit: number; most: num
  * The raw transport's large body (issue 18: the 100 MB path), written to `path` as it arrives
  * instead of held in memory: the service's peak no longer holds the document, and the PDF workers
  * and the document store take the file itself (DocumentStore.admit adopts it: synced and renamed,
- * not copied). Only for a declared Content-Length (the file's size is known before it is read);
- * read by consumeBody, as readNodeStream is. `head` holds the first 1,024 bytes (the header check
+ * not copied). Also a body without a Content-Length (chunked), whatever its size: it is never held
+ * in memory. Read by consumeBody, as readNodeStream is. `head` holds the first 1,024 bytes (the header check
  * and its preview). On any failure the file is the caller's to remove.
  */
 export async function readBodyToFile(c: Context, limit: number, path: string): Promise<{ length: number; head: Buffer }> {
-  const declared = Number(c.req.header('content-length'));
-  if (!Number.isSafeInteger(declared) || declared < 0) throw new Error('readBodyToFile needs a Content-Length');
-  if (declared > limit) throw tooLarge(limit);
+  const header = c.req.header('content-length');
+  const declared = header === undefined ? null : Number(header);
+  if (declared !== null && (!Number.isSafeInteger(declared) || declared < 0)) throw new Error('readBodyToFile: an unreadable Content-Length');
+  if (declared !== null && declared > limit) throw tooLarge(limit);
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   const idleMs = (c.get('bodyTimeoutMs') as number | undefined) ?? 0;
   if (!incoming || typeof incoming.on !== 'function') {
@@ -135,7 +151,7 @@ export async function readBodyToFile(c: Context, limit: number, path: string): P
   const head: Buffer[] = [];
   let headSize = 0;
   let size = 0;
-  return consumeBody(incoming, { limit, most: declared, declared, idleMs }, {
+  return consumeBody(incoming, { limit, most: declared ?? Infinity, declared, idleMs }, {
     bind: (fail) => void out.on('error', (error) => fail(asStorageError(error, path) as Error)),
     chunk: (chunk) => {
       if (headSize < HEAD_BYTES) {
@@ -186,7 +202,7 @@ function tooLarge(limit: number): LocalsignError {
  * json-large-field.ts) and handed to the base64 decoder as those bytes (Base64Bytes).
  */
 export async function readJsonObject(c: Context, limit: number, largeString?: string): Promise<Record<string, unknown>> {
-  let raw = await readBodyBytes(c, limit);
+  let raw = await readBodyBytes(c, limit, largeString ? 2 : 1);
   let large: Base64Bytes | null = null;
   if (largeString && raw.length > 1024 * 1024) {
     const split = await splitLargeStringField(raw, largeString);

@@ -52,8 +52,10 @@ export function postPadesSign(ctx: AppContext) {
     // Every bound is checked before the PDF is decoded or anything is looked up (CONTRACT bounds).
     if (type === 'application/pdf') {
       const b = parseBody(queryFields(c), RAW_FIELDS);
-      const declared = Number(c.req.header('content-length') ?? NaN);
-      if (Number.isSafeInteger(declared) && declared >= FILE_MIN_BYTES && declared <= ctx.config.maxBodyBytes) {
+      const length = c.req.header('content-length');
+      const declared = Number(length ?? NaN);
+      // A large body, or one of unknown size (chunked), goes to disk as it arrives, never to memory.
+      if (length === undefined || (Number.isSafeInteger(declared) && declared >= FILE_MIN_BYTES && declared <= ctx.config.maxBodyBytes)) {
         return acceptThroughFile(ctx, c, { ...fieldsOf(b), chipPin: null }, async (path) => {
           const { length, head } = await readBodyToFile(c, ctx.config.maxBodyBytes, path);
           return () => {

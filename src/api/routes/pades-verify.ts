@@ -18,6 +18,6 @@ export function postPadesVerify(ctx: AppContext) {
   return async (c: Context<ApiEnv>) => {
     const b = parseBody(await readJsonObject(c, ctx.config.maxBodyBytes, 'pdf_base64'), PADES_VERIFY_BODY);
     const { pdf } = await decodePdfField(b.pdf_base64);
-    return c.json(await verifyPdf(ctx.documentWork, pdf, ctx.trustAnchors(), ctx.now()), 200);
+    return c.json(await verifyPdf(ctx.documentWork.forOwner(c.get('wrapper').key), pdf, ctx.trustAnchors(), ctx.now()), 200);
   };
 }

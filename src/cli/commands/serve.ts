@@ -19,6 +19,8 @@ export const serveArgs = {
   trust: { type: 'string', description: 'PEM file of trust anchors for POST /v1/pades/verify (env LOCALSIGN_TRUST)' },
   'receive-listen': { type: 'string', description: 'HOST:PORT of a second listener serving only POST /receive, for platform pushes (env LOCALSIGN_RECEIVE_LISTEN)' },
   'max-body': { type: 'string', description: 'Largest request body in bytes (default 268435456, env LOCALSIGN_MAX_BODY)' },
+  'max-body-memory': { type: 'string', description: 'Request bodies held in memory at once, in bytes, 503 beyond (default 536870912, env LOCALSIGN_MAX_BODY_MEMORY)' },
+  'max-connections': { type: 'string', description: 'Connections held at once; beyond, the longest-idle one is closed (default 512, env LOCALSIGN_MAX_CONNECTIONS)' },
   'request-timeout': { type: 'string', description: 'Seconds before a PENDING request ends in ERROR (default 600)' },
   'allow-host': { type: 'string', description: 'Extra Host name to serve (repeatable)' },
   'allow-origin': { type: 'string', description: 'Origin allowed to call the API (repeatable)' },

@@ -83,6 +83,8 @@ function levelOf(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: JobDeps)
  * produced").
  */
 export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
+  // Its PDF work takes turns with other applications' (workers/pool.ts): counted as its caller's.
+  deps = { ...deps, documentWork: deps.documentWork.forOwner(entry.wrapperKey ?? '') };
   const level = levelOf(entry, deps);
   // Accepted while a TSA was configured, resumed after a restart without one: say so, sign nothing.
   if (level !== 'B-B' && !deps.tsaUrl) throw new SigningError(`level ${level} needs a timestamp authority and the service has none now (serve --tsa-url)`);

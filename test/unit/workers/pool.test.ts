@@ -246,3 +246,40 @@ describe('WorkerPool: an aborted task never starts', () => {
     });
   }
 });
+
+/** Owners take turns, and an owner with nothing running may start a burst worker (issue 31: fairness). */
+describe('WorkerPool turns between owners', () => {
+  const SLEEPER = `
+const { parentPort, threadId } = require('node:worker_threads');
+parentPort.on('message', (task) => setTimeout(() => parentPort.postMessage({ ok: true, value: { threadId, id: task.id } }), task.ms));`;
+  let pool: WorkerPool<{ id: string; ms: number }, { threadId: number; id: string }> | null = null;
+  afterEach(async () => pool?.close());
+  const make = (burst: number) =>
+    (pool = new WorkerPool<{ id: string; ms: number }, { threadId: number; id: string }>({ name: 'test worker', workers: 1, burst, depth: 1, start: threadStarter({ kind: 'code', code: SLEEPER }, 'test'), inline }));
+
+  it('one owner\'s queued tasks wait behind each other, not in front of another owner\'s', async () => {
+    const p = make(0);
+    const order: string[] = [];
+    const runs = [
+      ...['a1', 'a2', 'a3'].map((id) => p.run({ id, ms: 60 }, { owner: 'A' })),
+      p.run({ id: 'b1', ms: 1 }, { owner: 'B' }),
+    ].map((r) => r.then((v) => order.push(v.id)));
+    await Promise.all(runs);
+    expect(order).toEqual(['a1', 'b1', 'a2', 'a3']);
+    expect(p.size).toBe(1);
+  });
+
+  it('an owner with nothing running gets a burst worker while the others are busy, and only one', async () => {
+    const p = make(1);
+    const started = Date.now();
+    const slow = ['a1', 'a2', 'a3'].map((id) => p.run({ id, ms: 400 }, { owner: 'A' }));
+    const b = await p.run({ id: 'b1', ms: 1 }, { owner: 'B' });
+    expect(Date.now() - started).toBeLessThan(350);
+    expect(p.size).toBe(2);
+    // A third owner finds the burst spent: it waits for a worker, served before A's next.
+    const c = p.run({ id: 'c1', ms: 1 }, { owner: 'C' });
+    await Promise.all([...slow, c]);
+    expect(p.size).toBe(2);
+    expect(b.id).toBe('b1');
+  });
+});
