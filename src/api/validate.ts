@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../domain/errors';
 import { listNames } from '../domain/messages';
+import { lookAlikeProblem } from './display-text';
 
 /**
  * CONTRACT "Bounds on every request field": every string and collection a sign request carries
@@ -59,20 +60,32 @@ const SPOOFING_CHARS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 /** The same rule as a JSON Schema pattern (the OpenAPI document of these fields). */
 export const DISPLAY_TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*$';
 
-export function assertDisplayText(name: string, v: string): void {
+/**
+ * `v` as it is kept (NFC), or 422 naming the field: controls and bidi controls here, invisible
+ * characters, piled-up combining marks and look-alike letters of two scripts (display-text.ts).
+ */
+export function displayText(name: string, v: string): string {
   const m = SPOOFING_CHARS.exec(v);
   if (m) {
     const code = m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
     const what = /[\u202a-\u202e\u2066-\u2069]/.test(m[0]) ? 'a bidirectional control' : 'a control character';
     throw new InvalidInputError(`${name} must not contain control or bidirectional control characters; found ${what} U+${code} at position ${m.index}`);
   }
+  const normal = v.normalize('NFC');
+  const problem = lookAlikeProblem(normal);
+  if (problem) throw new InvalidInputError(`${name} ${problem}`);
+  return normal;
+}
+
+/** displayText's check alone. */
+export function assertDisplayText(name: string, v: string): void {
+  displayText(name, v);
 }
 
 /** optionalString for text shown to whoever reads the signature (signer_name, reason, location). */
 export function optionalDisplayText(body: Record<string, unknown>, name: string): string | null {
   const v = optionalString(body, name);
-  if (v !== null) assertDisplayText(name, v);
-  return v;
+  return v === null ? null : displayText(name, v);
 }
 
 export function requiredString(body: Record<string, unknown>, name: string, maxLength = FIELD_MAX_CHARS): string {
@@ -115,8 +128,7 @@ export function optionalStringMap(body: Record<string, unknown>, name: string): 
     if (typeof val !== 'string') throw new InvalidInputError(`${name}.${k} must be a string, got ${typeName(val)}`);
     assertMaxChars(`${name}.${k}`, val, FIELD_MAX_CHARS);
     // Variable values are drawn in the stamp: the same rule as /Name, /Reason, /Location.
-    assertDisplayText(`${name}.${k}`, val);
-    out[k] = val;
+    out[k] = displayText(`${name}.${k}`, val);
   }
   return out;
 }

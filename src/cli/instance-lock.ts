@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, unlinkSync } from 'node:fs';
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,13 +18,26 @@ import { ConfigurationError } from '../domain/errors';
 
 const hashOf = (home: string) => createHash('sha256').update(home).digest('hex').slice(0, 16);
 
-/** Where the lock lives: in the config dir, else (too deep a path for a socket) in the temp dir. */
-export function instanceSocketPaths(home: string): string[] {
-  const elsewhere = join(tmpdir(), `localsign-${hashOf(home)}.sock`);
-  if (process.platform === 'win32') return [`\\\\.\\pipe\\localsign-${hashOf(home)}`];
-  // sun_path holds 104 bytes on macOS, 108 on Linux.
+/** sun_path holds 108 bytes on Linux, 104 on macOS, the final NUL included. */
+const SOCKET_PATH_MAX = 100;
+
+/**
+ * Where the lock lives: `serve.sock` in the config dir, a place only the dir's owner can write.
+ * A dir too deep for a socket path is reached on Linux through the descriptor of the open dir
+ * (`/proc/self/fd/N/serve.sock`: the kernel binds in the dir itself), never in the shared temp dir,
+ * where another user could take a socket at the same computable name first and keep `serve` from
+ * starting. On macOS the temp dir is the user's own (`/var/folders/…/T`), so it may serve; on
+ * Windows a named pipe. `dirFd` is the open dir the path goes through, to be closed with the lock.
+ */
+export function instanceSocketPath(home: string, openDir: (dir: string) => number = (dir) => openSync(dir, 'r')): { path: string; dirFd: number | null } {
+  if (process.platform === 'win32') return { path: `\\\\.\\pipe\\localsign-${hashOf(home)}`, dirFd: null };
   const inHome = join(home, 'serve.sock');
-  return Buffer.byteLength(inHome) < 100 ? [inHome, elsewhere] : [elsewhere];
+  if (Buffer.byteLength(inHome) < SOCKET_PATH_MAX) return { path: inHome, dirFd: null };
+  if (process.platform === 'linux') {
+    const dirFd = openDir(home);
+    return { path: `/proc/self/fd/${dirFd}/serve.sock`, dirFd };
+  }
+  return { path: join(tmpdir(), `localsign-${hashOf(home)}.sock`), dirFd: null };
 }
 
 function listen(server: Server, path: string): Promise<void> {
@@ -54,15 +67,38 @@ export interface InstanceLock {
 }
 
 export async function acquireInstanceLock(home: string): Promise<InstanceLock> {
-  const [path, fallback] = instanceSocketPaths(home) as [string, string | undefined];
+  const { path, dirFd } = instanceSocketPath(home);
   try {
-    return await lockAt(path, home);
+    const lock = await lockAt(path, home).catch((error: unknown) => {
+      // A config dir on a file system without sockets (some network or Windows-backed mounts).
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === undefined || !['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EINVAL'].includes(code) || process.platform === 'win32') throw error;
+      return lockAt(join(privateTempDir(), `localsign-${hashOf(home)}.sock`), home);
+    });
+    return { release: () => lock.release().finally(() => dirFd !== null && closeSync(dirFd)) };
   } catch (error) {
-    // A config dir on a file system without sockets (some network or Windows-backed mounts).
-    const code = (error as NodeJS.ErrnoException).code;
-    if (fallback && code !== undefined && ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EINVAL'].includes(code)) return lockAt(fallback, home);
+    if (dirFd !== null) closeSync(dirFd);
     throw error;
   }
+}
+
+/**
+ * This user's own folder in the temp dir (`localsign-<uid>`, 0700, as tmux keeps its sockets): the
+ * lock of a config dir whose file system has no sockets. A folder of that name that another user
+ * made, or that others can enter, is refused by name rather than used.
+ */
+function privateTempDir(): string {
+  const dir = join(tmpdir(), `localsign-${process.getuid?.() ?? 'user'}`);
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const st = lstatSync(dir);
+  if (!st.isDirectory() || st.uid !== process.getuid?.() || (st.mode & 0o077) !== 0) {
+    throw new ConfigurationError(`${dir} is not a folder of this user's alone (another user may have made it); remove it, or keep the config dir on a file system with sockets`);
+  }
+  return dir;
 }
 
 function runningElsewhere(home: string): ConfigurationError {

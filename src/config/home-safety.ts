@@ -79,7 +79,8 @@ export function removeStaleTemps(paths: HomePaths): number {
     removed += 1;
   };
   for (const dir of [paths.work, paths.results]) {
-    for (const name of readdirSync(dir)) if (name.endsWith('.tmp')) remove(join(dir, name));
+    // `.tmp.part`: a PDF worker's answer cut off mid-write (workers/large-bytes.ts).
+    for (const name of readdirSync(dir)) if (name.endsWith('.tmp') || name.endsWith('.tmp.part')) remove(join(dir, name));
   }
   for (const name of readdirSync(paths.home)) {
     const m = TEMP.exec(name);

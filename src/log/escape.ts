@@ -4,12 +4,16 @@
  * CR or LF starts what looks like a new log line, and the Unicode bidirectional controls
  * (Unicode TR #9 §2: LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI) reorder what a reader sees.
  * Every C0 control (U+0000-U+001F), DEL, every C1 control (U+0080-U+009F: U+009B is a one-byte
- * CSI to some terminals), the line and paragraph separators and the bidi controls are shown as
- * escapes instead: `\xNN` below U+0100, `\u{NNNN}` above. Tab stays a character only in the
+ * CSI to some terminals), the line and paragraph separators, the bidi controls, and the spaces
+ * other than U+0020 and the invisible characters (no-break and typographic spaces, zero-width
+ * spaces and joiners, soft hyphen, BOM) are shown as escapes instead: `\xNN` below U+0100,
+ * `\u{NNNN}` above. Tab stays a character only in the
  * file logs' own layout, never in escaped text.
  */
+// Also spaces that are not U+0020 and invisible characters: a name padded with hundreds of
+// no-break spaces pushed the real verdict of `verify` out of sight, behind a forged one.
 // eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE = /[\u0000-\u001f\u007f-\u00a0\u00ad\u1680\u2000-\u200d\u2028-\u202f\u205f-\u2064\u2066-\u2069\u3000\ufeff]/g;
 
 const escapeOne = (ch: string): string => {
   const code = ch.charCodeAt(0);

@@ -9,7 +9,7 @@ import type { ValidateOptions, ValidationReport } from '../pades/validate';
 import type { DocumentResult, DocumentResults, DocumentTask, PostedDocumentTask } from './document-tasks';
 import type { ProcessEntry } from './entry';
 import { processStarter } from './handles';
-import { fromFiles, removeFiles, toFiles } from './large-bytes';
+import { fromFiles, removeFiles, removePartials, toFiles } from './large-bytes';
 import { WorkerPool } from './pool';
 import { Slots } from './slots';
 
@@ -56,7 +56,8 @@ export class DocumentWork {
     this.pool = new WorkerPool<PostedDocumentTask, DocumentResult>({
       name: 'PDF worker',
       workers: limits.workers,
-      start: entry ? processStarter(entry, limits.heapMb) : null,
+      // A worker ended while it wrote a large answer leaves a .part file: removed when it has exited.
+      start: entry ? processStarter(entry, limits.heapMb, { exited: (pid) => void removePartials(limits.scratchDir(), pid) }) : null,
       // Loaded on first use: the engine (pdf-lib, fontkit) is not part of start-up.
       inline: async (task) => (await import('./document-tasks')).runDocumentTask(task),
       // One task at a time per worker: a task over a limit ends its worker, and nothing else

@@ -69,7 +69,7 @@ const OUT_OF_MEMORY = /heap out of memory|Allocation failed|Reached heap limit/i
  * single executable honours as node does), talking over the IPC channel with V8 serialization
  * (typed arrays and dates survive). It ends with its parent: its channel closes, and it exits.
  */
-export function processStarter(entry: ProcessEntry, heapMb: number): StartWorker {
+export function processStarter(entry: ProcessEntry, heapMb: number, o: { exited?: (pid: number) => void } = {}): StartWorker {
   return (events) => {
     const child: ChildProcess = spawn(entry.command, entry.args, {
       env: childEnvironment({ NODE_OPTIONS: `--max-old-space-size=${heapMb}` }),
@@ -103,6 +103,8 @@ export function processStarter(entry: ProcessEntry, heapMb: number): StartWorker
     child.on('error', (error) => end({ message: error.message.split('\n')[0]!.slice(0, 200), cause: error }));
     // 'close', not 'exit': stderr has been read to its end by then.
     child.on('close', (code, signal) => {
+      // Whether it was ended on purpose or not: what it left half-written is swept now.
+      if (child.pid !== undefined) o.exited?.(child.pid);
       if (OUT_OF_MEMORY.test(stderr)) end({ limit: 'memory' });
       else end({ message: signal ? `signal ${signal}` : `exit code ${code}` });
     });

@@ -5,8 +5,8 @@
  * (issue 15). Small values go through the channel as they are.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
-import { open, unlink, writeFile } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { open, readdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FILE_MIN_BYTES, isFileBytes, type FileBytes } from '../store/file-bytes';
 
@@ -130,13 +130,32 @@ export function loadFilesSync<T>(value: T, allocate: (size: number) => Uint8Arra
   });
 }
 
-/** Worker side: the answer with its large byte arrays written to `dir` (the service reads and removes them). */
+/**
+ * Worker side: the answer with its large byte arrays written to `dir` (the service reads and removes
+ * them). Each is written as `<name>.part` and renamed once whole: a worker killed while it writes
+ * leaves only `.part` files, which the service removes when the worker has ended (removePartials).
+ */
 export function saveFilesSync<T>(value: T, dir: string): T {
   return mapLarge(value, (bytes) => {
     const path = scratchName(dir);
-    writeFileSync(path, bytes, { mode: 0o600 });
+    writeFileSync(`${path}${PART}`, bytes, { mode: 0o600 });
+    renameSync(`${path}${PART}`, path);
     return { $file: path, length: bytes.byteLength } satisfies FileBytes;
   });
+}
+
+/** The suffix of an answer file still being written. */
+const PART = '.part';
+
+/**
+ * Service side: the answer files a worker process (`pid`) had not finished when it ended (killed
+ * over a limit, or dying): never handed to the service, so nothing else removes them before the
+ * next start.
+ */
+export async function removePartials(dir: string, pid: number): Promise<void> {
+  const prefix = `xfer-${pid}-`;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await removeFiles(names.filter((n) => n.startsWith(prefix) && n.endsWith(PART)).map((n) => join(dir, n)));
 }
 
 /**
@@ -145,7 +164,7 @@ export function saveFilesSync<T>(value: T, dir: string): T {
  */
 export function savePartsSync(parts: readonly Uint8Array[], dir: string): FileBytes {
   const path = scratchName(dir);
-  const fd = openSync(path, 'w', 0o600);
+  const fd = openSync(`${path}${PART}`, 'w', 0o600);
   let length = 0;
   try {
     for (const part of parts) {
@@ -154,9 +173,10 @@ export function savePartsSync(parts: readonly Uint8Array[], dir: string): FileBy
     }
   } catch (error) {
     closeSync(fd);
-    unlinkSync(path);
+    unlinkSync(`${path}${PART}`);
     throw error;
   }
   closeSync(fd);
+  renameSync(`${path}${PART}`, path);
   return { $file: path, length };
 }

@@ -139,11 +139,17 @@ export async function verifyPdf(
 }
 
 /** One line per signature, for the terminal; the document's problems first. */
+/** Characters of a field name and of a signer's subject shown on a verify line. */
+const FIELD_SHOWN = 80;
+const SIGNER_SHOWN = 200;
+const shortened = (text: string, max: number) => ([...text].length > max ? `${[...text].slice(0, max - 1).join('')}…` : text);
+
 export function describeReport(r: Omit<WireReport, 'problems'> & { problems?: string[] }): string {
   const lines = (r.problems ?? []).map((p) => `document: ${p}`);
   lines.push(...r.signatures.map((s, i) => {
     const signer = (s.signer as { subject?: string } | null)?.subject ?? 'unknown signer';
-    const head = `${i + 1}. ${String(s.field)} (${String(s.kind)}${s.level ? `, ${String(s.level)}` : ''}): ${s.valid ? 'VALID' : 'INVALID'} - ${signer}`;
+    // The field name comes from the document: cut short, so no padding pushes the verdict out of sight.
+    const head = `${i + 1}. ${shortened(String(s.field), FIELD_SHOWN)} (${String(s.kind)}${s.level ? `, ${String(s.level)}` : ''}): ${s.valid ? 'VALID' : 'INVALID'} - ${shortened(signer, SIGNER_SHOWN)}`;
     const problems = (s.problems as string[]).map((p) => `     - ${p}`);
     return [head, ...problems].join('\n');
   }));

@@ -1,4 +1,7 @@
-import { statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli';
@@ -61,5 +64,37 @@ describe('a second serve on the same config dir', () => {
     await service!.stop();
     service = await startServiceProcess({ home });
     expect((await fetch(`${service.url}/health`)).status).toBe(200);
+  });
+});
+
+/**
+ * A config dir too deep for a socket path (100 bytes or more): the lock used to be a socket in the
+ * shared temp dir at a name anyone could compute (sha256 of the path), so another user could take
+ * it first and keep `serve` from starting. Now it stays in the config dir, reached on Linux through
+ * the open dir's descriptor.
+ */
+describe.skipIf(process.platform !== 'linux')('a config dir whose path is too long for a socket', () => {
+  const tmp = makeTmpHome();
+  const home = join(tmp.home, 'a-config-dir-deep-enough-that-its-socket-path-passes-one-hundred-bytes', '.localsign');
+  const squatted = join(tmpdir(), `localsign-${createHash('sha256').update(home).digest('hex').slice(0, 16)}.sock`);
+  let service: ServiceProcess | undefined;
+  let squatter: Server | undefined;
+  afterAll(async () => {
+    await service?.stop();
+    squatter?.close();
+    tmp.cleanup();
+  });
+
+  it('a socket squatted at the old shared name does not keep serve from starting, and a second serve is still refused', async () => {
+    expect(Buffer.byteLength(join(home, 'serve.sock'))).toBeGreaterThanOrEqual(100);
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    initEmbeddedWithWrapper(home);
+    squatter = createServer();
+    await new Promise<void>((resolve) => squatter!.listen(squatted, resolve));
+    service = await startServiceProcess({ home });
+    expect((await fetch(`${service.url}/health`)).status).toBe(200);
+    expect(statSync(join(home, 'serve.sock')).isSocket()).toBe(true);
+    const second = runCli(['serve', '--port', '0'], { home, timeoutMs: 15_000 });
+    expect(expectOneLineFailure(second)).toBe(`another localsign serve is running on the config dir ${home}; stop it first`);
   });
 });

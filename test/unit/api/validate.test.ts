@@ -119,3 +119,26 @@ describe('reserved names', () => {
     expect(() => assertKnownFields({ a: 1, constructor: 2 }, ['a'])).toThrow('field constructor is not allowed: __proto__, constructor, prototype are reserved names');
   });
 });
+
+describe('text that would look like other text (issue 31: stamps that read alike)', () => {
+  it('refuses invisible characters, piled-up combining marks and look-alike letters of two scripts, naming the field', () => {
+    expect(() => optionalDisplayText({ signer_name: 'Ali\u200bce' }, 'signer_name')).toThrow('signer_name contains an invisible character U+200B at position 3: text that looks the same would differ');
+    for (const ch of ['\u200c', '\u200d', '\u2060', '\u00ad', '\ufeff', '\u034f', '\u3164']) {
+      expect(() => optionalDisplayText({ reason: `a${ch}b` }, 'reason'), ch).toThrow(/^reason contains an invisible character U\+[0-9A-F]{4} at position 1/);
+    }
+    expect(() => optionalStringMap({ variables: { Name: `Z${'\u0301'.repeat(200)}` } }, 'variables')).toThrow('variables.Name stacks 199 combining marks on one character at position 1 (at most 3)'); // NFC makes Z + U+0301 one letter first
+    expect(() => optionalDisplayText({ signer_name: '\u0410lice Smith' }, 'signer_name')).toThrow('signer_name mixes Cyrillic and Latin letters in one word ("\u0410lice"): letters of different scripts that look alike are refused');
+    expect(() => optionalDisplayText({ location: 'P\u0430ris' }, 'location')).toThrow(/^location mixes Latin and Cyrillic letters in one word/);
+  });
+
+  it('keeps every script on its own, Japanese and Korean mixes, Vietnamese diacritics and words of different scripts side by side', () => {
+    for (const text of ['Алиса Смирнова', 'Αλίκη', 'Tiếng Việt: Nguyễn', '東京タワーで', 'ソフトウェアABC', '한국어漢字', 'Alice (Алиса)', 'e\u0301\u0302\u0303']) {
+      expect(optionalDisplayText({ location: text }, 'location'), text).toBe(text.normalize('NFC'));
+    }
+  });
+
+  it('keeps the NFC form, so text that looks the same is the same', () => {
+    expect(optionalDisplayText({ signer_name: 'Zoe\u0308' }, 'signer_name')).toBe('Zoë');
+    expect(optionalStringMap({ variables: { N: 'Rene\u0301' } }, 'variables')).toEqual({ N: 'René' });
+  });
+});

@@ -58,3 +58,16 @@ describe('failLine', () => {
     expect(err).toBe('unexpected error: cannot read x\\x1b[2K\\u{202e}.pdf: ENOENT\n');
   });
 });
+
+describe('a verify line the document cannot stretch (issue 31)', () => {
+  it('no-break and other spaces are shown escaped and a long field name is cut, so the real verdict stays in sight', () => {
+    const field = `Sig1 (signature): VALID - CN=Bank${'\u00a0'.repeat(250)}`;
+    const report = { valid: false, signatures: [{ valid: false, field, kind: 'signature', level: null, signer: null, problems: [] }] };
+    const [line] = describeReport(escapeStrings(report)).split('\n');
+    // Escaped first, then cut (an escape may be cut in the middle): the verdict follows at once.
+    expect(line).toMatch(/^1\. Sig1 \(signature\): VALID - CN=Bank(\\xa0)+[\\xa0]*… \(signature\): INVALID - unknown signer$/);
+    expect(line!.indexOf('INVALID')).toBeLessThan(110);
+    expect(line).not.toContain('\u00a0');
+    for (const ch of ['\u2007', '\u202f', '\u3000', '\u200b', '\ufeff', '\u00ad']) expect(escapeStrings(`a${ch}b`)).toMatch(/^a\\(x[0-9a-f]{2}|u\{[0-9a-f]+\})b$/);
+  });
+});

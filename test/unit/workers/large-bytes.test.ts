@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FILE_MIN_BYTES, fromFiles, loadFilesSync, saveFilesSync, toFiles } from '../../../src/workers/large-bytes';
+import { processStarter } from '../../../src/workers/handles';
+import { FILE_MIN_BYTES, fromFiles, loadFilesSync, removePartials, saveFilesSync, toFiles } from '../../../src/workers/large-bytes';
 
 describe('large documents through files (PDF workers, issue 15)', () => {
   let dir: string;
@@ -44,5 +45,43 @@ describe('large documents through files (PDF workers, issue 15)', () => {
     const ref = value.pdf as unknown as { $file: string; length: number };
     expect(() => loadFilesSync({ pdf: { ...ref, length: ref.length + 1 } })).toThrow(/holds \d+ bytes, \d+ were sent/);
     expect(existsSync(ref.$file)).toBe(true);
+  });
+});
+
+describe('an answer cut off mid-write', () => {
+  it('is written as .part and renamed whole; removePartials sweeps only the .part files of that worker', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'localsign-partials-'));
+    try {
+      const big = new Uint8Array(FILE_MIN_BYTES).fill(7);
+      const saved = saveFilesSync({ pdf: big }, dir) as unknown as { pdf: { $file: string } };
+      expect(readdirSync(dir)).toEqual([basename(saved.pdf.$file)]);
+      expect(saved.pdf.$file).toMatch(new RegExp(`xfer-${process.pid}-\\d+-[0-9a-f]{8}\\.tmp$`));
+      // What a worker killed mid-write leaves, its own and another worker's.
+      writeFileSync(join(dir, `xfer-${process.pid}-99-00000000.tmp.part`), 'half');
+      writeFileSync(join(dir, 'xfer-1-1-00000000.tmp.part'), 'other worker');
+      await removePartials(dir, process.pid);
+      expect(readdirSync(dir).sort()).toEqual([basename(saved.pdf.$file), 'xfer-1-1-00000000.tmp.part'].sort());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a worker process killed while it writes its answer leaves nothing once it has exited', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'localsign-partials-'));
+    try {
+      // Writes a .part file the way saveFilesSync does, then hangs before the rename (as if killed mid-write).
+      const worker = join(dir, 'writer.cjs');
+      writeFileSync(worker, `require('node:fs').writeFileSync(${JSON.stringify(dir)} + '/xfer-' + process.pid + '-1-00000000.tmp.part', 'x'); process.send({ ready: 'localsign-worker' }); setInterval(() => {}, 1000);`);
+      let exitedPid = 0;
+      const exited = new Promise<void>((resolve) => {
+        const start = processStarter({ command: process.execPath, args: [worker] }, 64, { exited: (pid) => void removePartials(dir, pid).then(() => ((exitedPid = pid), resolve())) });
+        const handle = start({ ready: () => handle.terminate(), message: () => undefined, gone: () => undefined });
+      });
+      await exited;
+      expect(exitedPid).toBeGreaterThan(0);
+      expect(readdirSync(dir)).toEqual(['writer.cjs']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
