@@ -17,6 +17,7 @@ import { receivePush } from './platform/remote';
 import type { CatalogSource } from './platform/catalog-sync';
 import { syncCatalog } from './platform/catalog-sync';
 import { AuditLog } from './requests/audit-log';
+import { DiskQuota } from './requests/disk-quota';
 import { RequestRegistry } from './requests/registry';
 import { ChipProvider } from './chip/provider';
 import { JobRunner } from './signing/job-runner';
@@ -81,7 +82,7 @@ export class AppContext {
     runTask: (t, o) => this.pool.run(t, o),
     platform: { platform: () => this.currentRemote(), hub: this.platformResults },
   });
-  private requestParts: { store: RequestStore; registry: RequestRegistry; audit: AuditLog; jobs: JobRunner } | null = null;
+  private requestParts: { store: RequestStore; registry: RequestRegistry; audit: AuditLog; jobs: JobRunner; quota: DiskQuota } | null = null;
 
   constructor(readonly config: Config, private readonly options: ContextOptions) {
     const homeWarnings = assertPrivateHome(config.home);
@@ -163,7 +164,8 @@ export class AppContext {
   get requests() {
     if (!this.requestParts) {
       const store = new RequestStore(this.paths.requestsJournal);
-      const audit = new AuditLog(this.paths.audit);
+      const quota = new DiskQuota(this.config.diskQuotaBytes, (key) => store.resultBytesOf(key));
+      const audit = new AuditLog(this.paths.audit, quota);
       let killAfterAudit: (() => void) | null = null;
       // Test build only (config.ts testFaultOf): dropped from the release bundle.
       TEST_FAULT: if (this.config.testFault === 'kill-after-audit') killAfterAudit = () => process.kill(process.pid, 'SIGKILL');
@@ -171,7 +173,7 @@ export class AppContext {
       // PAdES jobs in parallel: enough to keep the signing workers busy, few enough that a burst
       // of large documents is not all in memory at once.
       const jobs = new JobRunner(registry, this.jobDeps(), this.config.requestTimeoutMs, Math.max(2, this.config.workers));
-      this.requestParts = { store, registry, audit, jobs };
+      this.requestParts = { store, registry, audit, jobs, quota };
     }
     return this.requestParts;
   }
@@ -196,7 +198,7 @@ export class AppContext {
 
   /** What the accept services (signing/accept.ts) need: the sign routes call them with this. */
   accepting(): AcceptDeps {
-    return { pades: { defaultLevel: this.config.padesLevel, tsaUrl: this.config.tsaUrl }, cache: () => this.cache.get(), documents: this.documents, documentWork: this.documentWork, registry: this.requests.registry, jobs: this.requests.jobs, log: this.log, now: this.now };
+    return { pades: { defaultLevel: this.config.padesLevel, tsaUrl: this.config.tsaUrl }, quota: this.requests.quota, cache: () => this.cache.get(), documents: this.documents, documentWork: this.documentWork, registry: this.requests.registry, jobs: this.requests.jobs, log: this.log, now: this.now };
   }
 
   private jobDeps(): JobDeps {

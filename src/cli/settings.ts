@@ -24,6 +24,7 @@ export function configFromArgs(args: Record<string, unknown>, rawArgs: string[] 
     maxBody: str('max-body'),
     maxBodyMemory: str('max-body-memory'),
     maxConnections: str('max-connections'),
+    diskQuota: str('disk-quota'),
     requestTimeout: str('request-timeout'),
     tsaUrl: str('tsa-url'),
     padesLevel: str('pades-level'),

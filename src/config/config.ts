@@ -22,6 +22,11 @@ export const DEFAULTS = Object.freeze({
    * (service/connection-cap.ts).
    */
   maxConnections: 512,
+  /**
+   * Disk one application may fill with its results and its last 24 hours of audit records
+   * (requests/disk-quota.ts): far beyond any person's signing, short of one flood filling a disk.
+   */
+  diskQuotaBytes: 2 * 1024 * 1024 * 1024,
   requestTimeoutMs: 10 * 60 * 1000,
   retentionMs: 7 * 24 * 3600 * 1000,
   retentionMaxResults: 10_000,
@@ -67,6 +72,8 @@ export interface Config {
   readonly maxBodyMemoryBytes: number;
   /** serve --max-connections: connections held at once per listener (service/connection-cap.ts). */
   readonly maxConnections: number;
+  /** serve --disk-quota MIB: per application (requests/disk-quota.ts); 0 none. */
+  readonly diskQuotaBytes: number;
   readonly requestTimeoutMs: number;
   readonly tsaUrl: string | null;
   /** The PAdES level of a request that does not ask for one: B-T with a TSA, else B-B (issue 12). */
@@ -176,6 +183,10 @@ export function buildConfig(env: EnvSnapshot, flags: RawSettings = {}, overrides
     maxBodyBytes: parseInteger('max body (bytes)', s.maxBody, 1, Number.MAX_SAFE_INTEGER) ?? DEFAULTS.maxBodyBytes,
     maxBodyMemoryBytes: parseInteger('max body memory (bytes)', s.maxBodyMemory, 1024 * 1024, Number.MAX_SAFE_INTEGER) ?? DEFAULTS.maxBodyMemoryBytes,
     maxConnections: parseInteger('max connections', s.maxConnections, 8, 1_000_000) ?? DEFAULTS.maxConnections,
+    diskQuotaBytes: (() => {
+      const mib = parseInteger('disk quota (MiB)', s.diskQuota, 0, 1024 * 1024 * 1024);
+      return mib === undefined ? DEFAULTS.diskQuotaBytes : mib * 1024 * 1024;
+    })(),
     requestTimeoutMs: timeoutSeconds === undefined ? DEFAULTS.requestTimeoutMs : timeoutSeconds * 1000,
     tsaUrl: s.tsaUrl ?? null,
     padesLevel: parsePadesLevel(s.padesLevel, s.tsaUrl ?? null),

@@ -11,6 +11,7 @@ export interface RawSettings {
   maxBody?: string;
   maxBodyMemory?: string;
   maxConnections?: string;
+  diskQuota?: string;
   requestTimeout?: string;
   tsaUrl?: string;
   /** serve --pades-level: the PAdES level of requests that do not ask for one. */
@@ -100,6 +101,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): EnvSnapshot {
       maxBody: env.LOCALSIGN_MAX_BODY || undefined,
       maxBodyMemory: env.LOCALSIGN_MAX_BODY_MEMORY || undefined,
       maxConnections: env.LOCALSIGN_MAX_CONNECTIONS || undefined,
+      diskQuota: env.LOCALSIGN_DISK_QUOTA || undefined,
       requestTimeout: env.LOCALSIGN_REQUEST_TIMEOUT || undefined,
       tsaUrl: env.LOCALSIGN_TSA_URL || undefined,
       padesLevel: env.LOCALSIGN_PADES_LEVEL || undefined,

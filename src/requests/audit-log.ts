@@ -1,4 +1,5 @@
 import { AppendJournal } from '../store/append-journal';
+import type { DiskQuota } from './disk-quota';
 
 /** CONTRACT Security: one line per signature outcome in audit.jsonl; no API deletes it. */
 export interface AuditRecord {
@@ -23,9 +24,11 @@ export interface AuditRecord {
 export class AuditLog {
   private readonly journal: AppendJournal;
   private readonly written = new Set<string>();
-  constructor(path: string) {
+  /** `quota`: each record counts against its application's disk quota (disk-quota.ts). */
+  constructor(path: string, private readonly quota: DiskQuota | null = null) {
     for (const r of AppendJournal.readAll<Partial<AuditRecord>>(path)) {
       if (r.request_id && r.outcome) this.written.add(keyOf(r.request_id, r.outcome));
+      if (quota && r.ts) quota.addAudit(r.wrapper_key ?? null, recordBytes(r), Date.parse(r.ts));
     }
     this.journal = new AppendJournal(path);
   }
@@ -33,6 +36,7 @@ export class AuditLog {
     const key = keyOf(record.request_id, record.outcome);
     if (this.written.has(key)) return Promise.resolve();
     this.written.add(key);
+    this.quota?.addAudit(record.wrapper_key, recordBytes(record), Date.parse(record.ts));
     // A failed write leaves no record: the next attempt may write it.
     return this.journal.append(record).catch((error: unknown) => {
       this.written.delete(key);
@@ -45,3 +49,5 @@ export class AuditLog {
 }
 
 const keyOf = (requestId: string, outcome: string) => `${requestId}\u0000${outcome}`;
+/** A record's line in audit.jsonl, near enough (its JSON and the newline). */
+const recordBytes = (r: Partial<AuditRecord>) => JSON.stringify(r).length + 1;

@@ -7,6 +7,7 @@
 import { newRequestId } from '../config/ids';
 import { InvalidInputError, LocalsignError } from '../domain/errors';
 import { listNames } from '../domain/messages';
+import type { DiskQuota } from '../requests/disk-quota';
 import type { Logger } from '../log/logger';
 import type { RequestRegistry } from '../requests/registry';
 import { stampSpecOf, type CachedCredential, type CachedDesign, type CatalogCache, type WrapperRecord } from '../store/catalog-types';
@@ -23,6 +24,8 @@ import type { PadesLevel } from '../domain/pades';
 export interface AcceptDeps {
   /** The level of a request that asks for none (serve --pades-level) and whether a TSA is set. */
   pades: { defaultLevel: PadesLevel; tsaUrl: string | null };
+  /** Each application's disk quota: its new requests are refused beyond it. */
+  quota: Pick<DiskQuota, 'check'>;
   cache: () => CatalogCache;
   documents: DocumentStore;
   /** The PDF workers: the check before the 202 reads the document there, never on the event loop. */
@@ -157,7 +160,7 @@ async function durably(deps: AcceptDeps, entry: RequestEntry, parts: Promise<unk
 }
 
 export function acceptPades(deps: AcceptDeps, input: PadesSignInput, caller: WrapperRecord): Promise<RequestEntry> {
-  return wipingOnFailure(input.chipPin, (handOver) => acceptPadesRequest(deps, input, caller, handOver));
+  return wipingOnFailure(input.chipPin, (handOver) => (deps.quota.check(caller.key, deps.now().getTime()), acceptPadesRequest(deps, input, caller, handOver)));
 }
 
 async function acceptPadesRequest(deps: AcceptDeps, input: PadesSignInput, caller: WrapperRecord, handOver: () => void): Promise<RequestEntry> {
@@ -220,6 +223,7 @@ async function acceptPadesRequest(deps: AcceptDeps, input: PadesSignInput, calle
 
 export function acceptEvm(deps: AcceptDeps, input: EvmSignInput, caller: WrapperRecord): Promise<RequestEntry> {
   return wipingOnFailure(input.chipPin, async (handOver) => {
+    deps.quota.check(caller.key, deps.now().getTime());
     assertCredentialAllowed(caller, input.credentialKey);
     const credential = findCredential(deps.cache(), input.credentialKey, 'evm');
     checkChipPin(credential, input.chipPin);

@@ -126,6 +126,8 @@ type JournalRecord<E = RequestEntry> =
  */
 export class RequestStore {
   private readonly byId = new Map<string, RequestEntry>();
+  /** Bytes of the results each application (wrapper key) has on disk, for its disk quota. */
+  private readonly resultBytes = new Map<string, number>();
   /** Creation order; index 0 is the oldest. Removed entries leave holes compacted lazily. */
   private order: (RequestEntry | null)[] = [];
   private removed = 0;
@@ -153,6 +155,19 @@ export class RequestStore {
     return this.order.filter((e): e is RequestEntry => e !== null);
   }
 
+  /** Bytes of the results `wrapperKey` has on disk (a PAdES result's PDF; an EVM result is a few bytes in the journal). */
+  resultBytesOf(wrapperKey: string): number {
+    return this.resultBytes.get(wrapperKey) ?? 0;
+  }
+
+  private countResult(e: RequestEntry, sign: 1 | -1): void {
+    const bytes = e.status === 'DONE' && typeof e.result?.bytes === 'number' ? e.result.bytes : 0;
+    if (!e.wrapperKey || bytes === 0) return;
+    const total = (this.resultBytes.get(e.wrapperKey) ?? 0) + sign * bytes;
+    if (total > 0) this.resultBytes.set(e.wrapperKey, total);
+    else this.resultBytes.delete(e.wrapperKey);
+  }
+
   private apply(rec: JournalRecord): void {
     switch (rec.t) {
       case 'c':
@@ -164,7 +179,10 @@ export class RequestStore {
       case 'd': {
         const e = this.byId.get(rec.id);
         // First final transition wins, on replay exactly as at run time.
-        if (e && e.status === 'PENDING') Object.assign(e, { status: 'DONE', completedAt: rec.at, result: rec.result } satisfies Partial<RequestEntryBase>);
+        if (e && e.status === 'PENDING') {
+          Object.assign(e, { status: 'DONE', completedAt: rec.at, result: rec.result } satisfies Partial<RequestEntryBase>);
+          this.countResult(e, 1);
+        }
         break;
       }
       case 'x': {
@@ -190,6 +208,7 @@ export class RequestStore {
           const e = this.byId.get(id);
           if (!e) continue;
           this.byId.delete(id);
+          this.countResult(e, -1);
           gone.add(e);
         }
         for (let i = 0; i < this.order.length && gone.size > 0; i += 1) {

@@ -20,6 +20,7 @@ export const serveArgs = {
   'receive-listen': { type: 'string', description: 'HOST:PORT of a second listener serving only POST /receive, for platform pushes (env LOCALSIGN_RECEIVE_LISTEN)' },
   'max-body': { type: 'string', description: 'Largest request body in bytes (default 268435456, env LOCALSIGN_MAX_BODY)' },
   'max-body-memory': { type: 'string', description: 'Request bodies held in memory at once, in bytes, 503 beyond (default 536870912, env LOCALSIGN_MAX_BODY_MEMORY)' },
+  'disk-quota': { type: 'string', description: "MiB one application may fill with its results and its last 24 hours of audit records, 429 beyond (default 2048, 0 none; env LOCALSIGN_DISK_QUOTA)" },
   'max-connections': { type: 'string', description: 'Connections held at once; beyond, the longest-idle one is closed (default 512, env LOCALSIGN_MAX_CONNECTIONS)' },
   'request-timeout': { type: 'string', description: 'Seconds before a PENDING request ends in ERROR (default 600)' },
   'allow-host': { type: 'string', description: 'Extra Host name to serve (repeatable)' },
