@@ -102,7 +102,15 @@ export class AppContext {
     this.http = new HttpClient(config.net);
     this.documents = new DocumentStore({ work: this.paths.work, results: this.paths.results });
     const signEntry = options.workerEntry ?? null;
-    this.pool = new WorkerPool<SignTask, SignTaskResult>({ name: 'signing worker', workers: config.workers, start: signEntry && threadStarter(signEntry, 'sign-worker'), inline: runSignTask });
+    this.pool = new WorkerPool<SignTask, SignTaskResult>({
+      name: 'signing worker',
+      workers: config.workers,
+      start: signEntry && threadStarter(signEntry, 'sign-worker'),
+      inline: runSignTask,
+      // One thread kept ready by the service (prewarm), with the curves' and the EVM keys' tables made.
+      keep: 1,
+      warmTask: () => ({ op: 'warm', publicKeys: this.warmKeys }),
+    });
     this.documentWork = DocumentWork.fromConfig(config.documents, options.pdfWorkerEntry ?? null, () => this.paths.work);
     this.chips = new ChipProvider({
       softChipPath: this.paths.softChip,
@@ -110,6 +118,31 @@ export class AppContext {
       readVar: options.readVar ?? (() => undefined),
       syncedAt: () => this.cache.get().synced_at,
     });
+  }
+
+  /** The software chip's EVM public keys, for the signing threads' warm-up (prewarm). */
+  private warmKeys: Uint8Array[] = [];
+
+  /**
+   * The service calls this once it listens: one PDF worker and one signing thread started and
+   * warmed beside it, kept from then on, and the software chip opened (its keys read, the curves'
+   * tables made on this thread too), so that neither the first signature after start nor one after
+   * a day idle pays for any of it. A PKCS#11 chip is left to the first request: opening it may ask
+   * a reader for a PIN.
+   */
+  async prewarm(): Promise<void> {
+    this.documentWork.keepWarm();
+    this.pool.keepWarm();
+    try {
+      const settings = this.currentPairing()?.platform === 'embedded' ? this.embedded.get().chip : null;
+      if (settings?.kind !== 'soft') return;
+      // Its public keys are computed on the signing thread just started (soft-chip.ts).
+      const keys = await (await this.chips.get(settings)).listKeys();
+      this.warmKeys = keys.filter((k) => k.algorithm === 'secp256k1').map((k) => k.publicKey);
+      if (this.warmKeys.length > 0) await this.pool.run({ op: 'warm', publicKeys: this.warmKeys });
+    } catch {
+      // The first request opens the chip again and says what is wrong.
+    }
   }
 
   /** The active pairing, or null when unpaired or revoked by the platform. */

@@ -18,5 +18,9 @@ if (role === 'sign-worker' && parentPort) {
     pool.serveWorker(pool.processChannel(process), async (task: never) => (await import('./workers/document-tasks')).runDocumentTask(task), { retireAboveMb: handles.PDF_WORKER_RETIRE_ABOVE_MB }),
   );
 } else {
-  void import('./cli/run').then((m) => m.runCli(process.argv.slice(2)));
+  // Before anything writes: standard handles that cannot be opened or written are dropped, not fatal.
+  void import('./log/std-streams').then(({ tolerateUnusableStdio }) => {
+    tolerateUnusableStdio();
+    return import('./cli/run').then((m) => m.runCli(process.argv.slice(2)));
+  });
 }

@@ -1,8 +1,9 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ChipError } from '../domain/errors';
 import { readFileIfExists, writeFileAtomic } from '../store/atomic-file';
+import { p256SpkiFromSecret } from './soft-keys';
 import type { Chip, ChipKey, ChipKeyAlgorithm, SoftSignTask, SoftSignTaskResult } from './types';
 
 /** soft-chip.json (0600): the embedded default's keys. Private material never leaves this file. */
@@ -45,23 +46,6 @@ export function generateSoftKey(algorithm: ChipKeyAlgorithm): { privateKey: stri
       const sk = secp256k1.utils.randomSecretKey(randomBytes(48));
       return { privateKey: Buffer.from(sk).toString('hex'), publicKey: secp256k1.getPublicKey(sk, false) };
     }
-  }
-}
-
-/** SubjectPublicKeyInfo DER for a P-256 key (RFC 5480): fixed 26-byte prefix + 65-byte point. */
-function p256SpkiFromSecret(sk: Uint8Array): Uint8Array {
-  const prefix = Buffer.from('3059301306072a8648ce3d020106082a8648ce3d030107034200', 'hex');
-  return new Uint8Array(Buffer.concat([prefix, p256.getPublicKey(sk, false)]));
-}
-
-function publicKeyOf(rec: SoftChipKeyRecord): Uint8Array {
-  switch (rec.algorithm) {
-    case 'rsa':
-      return new Uint8Array(createPublicKey(createPrivateKey(rec.private_key)).export({ type: 'spki', format: 'der' }));
-    case 'p256':
-      return p256SpkiFromSecret(Buffer.from(rec.private_key, 'hex'));
-    case 'secp256k1':
-      return secp256k1.getPublicKey(Buffer.from(rec.private_key, 'hex'), false);
   }
 }
 
@@ -110,18 +94,23 @@ export function createSoftChip(path: string, runTask: RunTask): Chip {
   if (!file) throw new ChipError(`software chip file not found: ${path}; run \`localsign init --embedded\``);
   const records = new Map(file.keys.map((k) => [k.id, k]));
   const secrets = new Map(file.keys.filter((k) => k.algorithm !== 'rsa').map((k) => [k.id, new Uint8Array(Buffer.from(k.private_key, 'hex'))]));
-  let keys: ChipKey[] | null = null;
+  let keys: Promise<ChipKey[]> | null = null;
   return {
     kind: 'soft',
     async listKeys() {
-      keys ??= file.keys.map((k) => ({
-        id: k.id,
-        label: k.label,
-        algorithm: k.algorithm,
-        publicKey: publicKeyOf(k),
-        certificate: k.certificate ? fromB64(k.certificate) : null,
-        chain: k.chain.map(fromB64),
-      }));
+      // The public keys are computed on a signing thread: the curves' first use there (their
+      // tables) costs the event loop nothing, and the threads need those tables anyway.
+      keys ??= (runTask({ op: 'public-keys', keys: file.keys.map((k) => ({ algorithm: k.algorithm, privateKey: k.private_key })) }) as Promise<Uint8Array[]>).then((publicKeys) =>
+        file.keys.map((k, i) => ({
+          id: k.id,
+          label: k.label,
+          algorithm: k.algorithm,
+          publicKey: publicKeys[i]!,
+          certificate: k.certificate ? fromB64(k.certificate) : null,
+          chain: k.chain.map(fromB64),
+        })),
+      );
+      keys.catch(() => (keys = null));
       return keys;
     },
     // The signature is made in a worker and exists nowhere else until it is returned: a task

@@ -76,9 +76,11 @@ export type SoftSignTask =
   | { op: 'rsa-sign'; keyPem: string; digest: Uint8Array }
   | { op: 'p256-sign'; secretKey: Uint8Array; digest: Uint8Array }
   | { op: 'secp256k1-sign'; secretKey: Uint8Array; digest: Uint8Array }
-  | { op: 'secp256k1-sign-recover'; secretKey: Uint8Array; publicKey: Uint8Array; digest: Uint8Array };
+  | { op: 'secp256k1-sign-recover'; secretKey: Uint8Array; publicKey: Uint8Array; digest: Uint8Array }
+  /** The public keys of the chip's records, in their order (rsa/p256: SPKI DER; secp256k1: 04‖X‖Y). */
+  | { op: 'public-keys'; keys: { algorithm: ChipKeyAlgorithm; privateKey: string }[] };
 
-export type SoftSignTaskResult = Uint8Array | { r: bigint; s: bigint; yParity: 0 | 1 };
+export type SoftSignTaskResult = Uint8Array | Uint8Array[] | { r: bigint; s: bigint; yParity: 0 | 1 };
 
 /**
  * How a PKCS#11 chip is unlocked, at most one of: a PIN in an environment variable (`pin_env`)

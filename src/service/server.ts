@@ -245,6 +245,8 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
   // One cap for every listener: together they hold at most this many connections (connection-cap.ts).
   const cap = new ConnectionCap(ctx.config.maxConnections);
   const [server, twin] = await listenOnLoopback(ctx, createApp(ctx), cap);
+  // Workers started and warmed beside the listener, never on a request's path (context.prewarm).
+  void ctx.prewarm();
   // Memory freed by a burst of work given back once the service is idle (idle-memory.ts).
   const idleCollector = startIdleCollector();
   // A stop before the delay skips it: the next start compacts instead.

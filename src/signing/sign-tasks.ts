@@ -1,6 +1,7 @@
 import { constants, createPrivateKey, privateEncrypt, type KeyObject } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
 import type { SoftSignTask, SoftSignTaskResult } from '../chip/types';
+import { publicKeyOf } from '../chip/soft-keys';
 import { sha256DigestInfo } from '../der/keys';
 import { createRecoveryChecker, normaliseLowS, signDigestSecp256k1 } from '../evm';
 
@@ -9,12 +10,18 @@ import { createRecoveryChecker, normaliseLowS, signDigestSecp256k1 } from '../ev
  * and out, so the same function serves both. Keys arrive per task; parsed keys and recovery
  * tables are cached per worker.
  */
-export type SignTask = SoftSignTask | { op: 'evm-recover'; publicKey: Uint8Array; digest: Uint8Array; r: bigint; s: bigint };
+export type SignTask =
+  | SoftSignTask
+  | { op: 'evm-recover'; publicKey: Uint8Array; digest: Uint8Array; r: bigint; s: bigint }
+  /** A thread started ahead of need (pool keepWarm): the curves' tables, and the EVM keys' recovery tables. */
+  | { op: 'warm'; publicKeys: Uint8Array[] };
 
 export type SignTaskResult = SoftSignTaskResult | number;
 
 
 const rsaKeys = new Map<string, KeyObject>();
+/** A secret key of no one's, for the warm-up's signatures (1 is a valid scalar on both curves). */
+const WARM_KEY = Uint8Array.from({ length: 32 }, (_, i) => (i === 31 ? 1 : 0));
 const checkers = new Map<string, ReturnType<typeof createRecoveryChecker>>();
 
 function checkerFor(publicKey: Uint8Array): ReturnType<typeof createRecoveryChecker> {
@@ -46,6 +53,23 @@ export function runSignTask(task: SignTask): SignTaskResult {
       return signDigestSecp256k1(task.secretKey, task.digest);
     case 'evm-recover':
       return checkerFor(task.publicKey).recover(task.digest, task.r, task.s);
+    case 'public-keys':
+      return task.keys.map(publicKeyOf);
+    case 'warm': {
+      // noble computes each curve's tables for G at its first signature, and a key's own table
+      // at its first recovery check: together 100-300 ms of the first EVM signature in a thread.
+      const digest = new Uint8Array(32).fill(1);
+      p256.sign(digest, WARM_KEY, { prehash: false, lowS: false, format: 'compact' });
+      const { r, s } = normaliseLowS(signDigestSecp256k1(WARM_KEY, digest));
+      for (const publicKey of task.publicKeys) {
+        try {
+          checkerFor(publicKey).recover(digest, r, s);
+        } catch {
+          // Another key's signature: the check says so, its table is made all the same.
+        }
+      }
+      return 0;
+    }
     case 'secp256k1-sign-recover': {
       // The same steps as signDigest + the EVM kind's recovery, in one worker round trip.
       const { r, s } = normaliseLowS(signDigestSecp256k1(task.secretKey, task.digest));

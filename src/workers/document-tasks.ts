@@ -19,6 +19,7 @@ import { isLimit, tooComplex } from '../pades/pdf';
 import { FILE_MIN_BYTES, loadFilesSync, savePartsSync, saveFilesSync } from './large-bytes';
 import { ReusedBuffers } from './reused-buffers';
 import { fullCollection } from '../config/full-collection';
+import { warmUpEngine } from './warm-up';
 
 /**
  * A task as posted: large byte arrays arrive as files (large-bytes.ts), and `scratch` is where
@@ -34,7 +35,9 @@ export type DocumentTask =
   | { op: 'validate'; pdf: Uint8Array; options: ValidateOptions }
   | { op: 'add-dss'; pdf: Uint8Array; global: ValidationData; vri: VriEntry[] }
   | { op: 'prepare-doc-timestamp'; pdf: Uint8Array }
-  | { op: 'finish-doc-timestamp'; prepared: PreparedDocTimestamp; token: Uint8Array };
+  | { op: 'finish-doc-timestamp'; prepared: PreparedDocTimestamp; token: Uint8Array }
+  /** A worker started ahead of need does its first-time work (warm-up.ts). */
+  | { op: 'warm' };
 
 /** What each task answers. */
 export interface DocumentResults {
@@ -46,6 +49,7 @@ export interface DocumentResults {
   'add-dss': Uint8Array;
   'prepare-doc-timestamp': PreparedDocTimestamp;
   'finish-doc-timestamp': Uint8Array;
+  warm: { ms: number };
 }
 export type DocumentResult = DocumentResults[keyof DocumentResults];
 
@@ -116,6 +120,12 @@ async function run(task: DocumentTask, worker: InWorker | null): Promise<Documen
       return prepareDocTimestamp(task.pdf);
     case 'finish-doc-timestamp':
       return finishDocTimestamp(task.prepared, task.token);
+    case 'warm': {
+      const done = await warmUpEngine();
+      // What the warm-up allocated is garbage now: collected, so the worker waits small.
+      fullCollection()?.();
+      return done;
+    }
   }
 }
 

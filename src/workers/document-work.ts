@@ -67,6 +67,10 @@ export class DocumentWork {
       // others' documents: one application's slow documents (each may hold a worker until the
       // deadline) never hold another's small one.
       burst: limits.workers,
+      // The service keeps one ready (keepWarm): a person's first signature after start, or after a
+      // day idle, finds the engine loaded.
+      keep: 1,
+      warmTask: () => ({ op: 'warm', scratch: limits.scratchDir() }),
       limits: {
         deadlineMs: limits.deadlineMs,
         overLimit: (limit) =>
@@ -168,6 +172,11 @@ export class DocumentWork {
   /** Workers running now. */
   get size(): number {
     return this.pool.size;
+  }
+
+  /** Keeps one PDF worker started and warm from now on (the service; not a one-off CLI verify). */
+  keepWarm(): void {
+    this.pool.keepWarm();
   }
 
   close(): Promise<void> {

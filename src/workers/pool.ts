@@ -37,6 +37,14 @@ export interface PoolOptions<T, R> {
    * busy with other owners' tasks (see pump). 0: none.
    */
   burst?: number;
+  /**
+   * Once `keepWarm` is called: workers kept running however long they are idle, each started ahead
+   * of need (and again when one ends) with `warmTask` run in it, so no request pays a worker's start
+   * and its first-time work (loading the engine, the curves' tables). 0: none.
+   */
+  keep?: number;
+  /** What a worker kept warm runs first, its answer ignored. */
+  warmTask?: () => T;
   limits?: PoolLimits;
 }
 
@@ -47,6 +55,8 @@ interface Job<T, R> {
   signal?: AbortSignal;
   /** Whose task it is (an application key; '' for the service's own work): see pump. */
   owner: string;
+  /** A warm task (keepWarm): a worker that asks to retire after it is not replaced for that. */
+  warm?: true;
   /** Its number among the tasks posted to its worker (serveWorker counts the same way). */
   seq?: number;
 }
@@ -96,6 +106,8 @@ export class WorkerPool<T, R> {
   private readonly served = new Map<string, number>();
   private turns = 0;
   private closed = false;
+  /** keepWarm was called: `keep` workers are kept started. */
+  private warm = false;
   private readonly idleMs: number;
   private readonly depth: number;
 
@@ -131,8 +143,9 @@ export class WorkerPool<T, R> {
       if (msg.ok) job.resolve(msg.value);
       else job.reject(errorFromWorker(msg.error));
     }
-    // A worker that says it holds too much memory after a task is replaced (serveWorker retireAboveMb).
-    if (msg.retire && slot.inFlight.length === 0) {
+    // A worker that says it holds too much memory after a task is replaced (serveWorker retireAboveMb);
+    // not after its warm task, which a replacement would run again, and again.
+    if (msg.retire && !job?.warm && slot.inFlight.length === 0) {
       this.retire(slot);
       this.pump();
       return;
@@ -165,9 +178,55 @@ export class WorkerPool<T, R> {
   private armIdle(slot: Slot<T, R>): void {
     if (slot.idle) clearTimeout(slot.idle);
     slot.idle = setTimeout(() => {
-      if (slot.inFlight.length === 0) this.retire(slot);
+      // The workers kept warm stay: the next request, in a minute or a day, finds one ready.
+      if (slot.inFlight.length === 0 && !(this.warm && this.live() <= (this.options.keep ?? 0))) this.retire(slot);
     }, this.idleMs);
     slot.idle.unref();
+  }
+
+  private live(): number {
+    return this.slots.filter((s) => !s.retiring).length;
+  }
+
+  /**
+   * Starts workers up to `keep`, each with the warm task, and keeps that many from now on: one that
+   * ends (over a limit, retired for its memory, dead) is replaced at once, off any request's path.
+   */
+  keepWarm(): void {
+    const start = this.options.start;
+    const task = this.options.warmTask;
+    if (!start || !task || this.closed) return;
+    this.warm = true;
+    while (this.live() < (this.options.keep ?? 0)) {
+      const slot = this.spawn(start);
+      const job: Job<T, R> = {
+        task: task(),
+        resolve: () => (this.warmFailures = 0),
+        // A worker that dies in its warm task (a missing engine file) is not started again at once.
+        reject: () => (this.warmFailures += 1),
+        owner: '',
+        warm: true,
+      };
+      slot.inFlight.push(job);
+      job.seq = slot.posted++;
+      slot.worker.post(job.task);
+      this.armDeadline(slot);
+    }
+  }
+
+  /** Warm tasks that failed in a row: the next start waits 1 s, 2 s, … up to a minute. */
+  private warmFailures = 0;
+  private refilling: NodeJS.Timeout | null = null;
+
+  /** After a worker ended: the kept ones are started again, once the pool is consistent. */
+  private refill(): void {
+    if (!this.warm || this.closed || this.refilling) return;
+    const delay = this.warmFailures === 0 ? 0 : Math.min(60_000, 1000 * 2 ** (this.warmFailures - 1));
+    this.refilling = setTimeout(() => {
+      this.refilling = null;
+      this.keepWarm();
+    }, delay);
+    this.refilling.unref();
   }
 
   /** Ends an idle worker on purpose; the next task starts another. */
@@ -178,6 +237,7 @@ export class WorkerPool<T, R> {
     if (slot.deadline) clearTimeout(slot.deadline);
     this.slots.splice(this.slots.indexOf(slot), 1);
     slot.worker.terminate();
+    this.refill();
   }
 
   /**
@@ -218,6 +278,7 @@ export class WorkerPool<T, R> {
     for (const job of behind.reverse()) this.enqueue(job, true);
     slot.worker.terminate();
     this.pump();
+    this.refill();
   }
 
   /**
@@ -353,6 +414,7 @@ export class WorkerPool<T, R> {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.refilling) clearTimeout(this.refilling);
     for (const s of this.slots) {
       s.retiring = true;
       if (s.idle) clearTimeout(s.idle);

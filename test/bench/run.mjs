@@ -2,7 +2,7 @@
 // would: the built service as its own process, timed from outside (spawn to the first healthy
 // /health; POST to the result in the client's hands; clients that long-poll or poll as the spec
 // says). Never part of `npm test`. Prints one line per figure against its target, with the
-// machine and the inputs, and writes the same to bench-results.json. Rows: startup pades evm
+// machine and the inputs, and writes the same to bench-results.json. Rows: startup desk pades evm
 // idle results heap large compare engine evm-crypto stamp der ltv (all when none is named).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -108,6 +108,47 @@ try {
       }
       record(`start-up to a healthy /health, ${label}, p50 of 7`, ms(median(times)), 'ms', ['<=', 150]);
       record(`  idle RSS 1 s after start, ${label}`, Math.round(idle), 'MiB', ['<=', 80], parts);
+    }
+  }
+
+  if (want('desk')) {
+    // The person who signs now and then: no warm-up. A fresh service, its first signature (a small
+    // PDF on one service, an EVM hash on another, so neither warms the other), then the same after
+    // 35 s idle and after BENCH_DESK_IDLE seconds (default 180) idle. One new connection each time,
+    // as a program that runs once does; POST to DONE with the long poll. And the memory of the
+    // service with its workers when idle, after start and after the idle periods.
+    const bare = [];
+    for (let i = 0; i < 5; i += 1) bare.push(await wholeProcess(process.execPath, ['-e', '0']));
+    record('  desk: Node itself, node -e 0, p50 of 5', ms(median(bare)), 'ms', '(info: a slow machine, or a slow service?)');
+    const longIdle = Number(process.env.BENCH_DESK_IDLE ?? 180);
+    const firstOf = async (c, kind) => {
+      const t = performance.now();
+      const body = kind === 'pdf' ? smallBody : { tx_hash: '0x' + Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex'), credential_key: evm, chain_id: 1 };
+      const r = await longPoll(c, (await c.post(kind === 'pdf' ? '/v1/pades/sign' : '/v1/blockchain/sign', body)).request_id);
+      if (r.status !== 'DONE') throw new Error(JSON.stringify(r).slice(0, 300));
+      return performance.now() - t;
+    };
+    const once = async (url, kind) => {
+      const c = client(url, creds);
+      try {
+        return await firstOf(c, kind);
+      } finally {
+        c.close();
+      }
+    };
+    for (const [kind, label, target] of [['pdf', 'small PDF', 60], ['evm', 'EVM hash', 25]]) {
+      const s = await startService(BUNDLE, home);
+      const started = performance.now();
+      const first = await once(s.url, kind);
+      record(`desk: first ${label} after start (POST -> DONE)`, ms(first), 'ms', ['<=', target], `${Math.round(performance.now() - started - first)} ms after a healthy /health`);
+      await sleep(1000);
+      if (kind === 'pdf') record('desk: RSS of the service and its workers, idle after start', Math.round(treeRssMiB(s.child.pid)), 'MiB', ['<=', 110], `${tree(s.child.pid).length - 1} worker processes`);
+      await sleep(35_000);
+      record(`desk: first ${label} after 35 s idle`, ms(await once(s.url, kind)), 'ms', ['<=', target]);
+      await sleep(longIdle * 1000);
+      if (kind === 'pdf') record(`desk: RSS of the service and its workers, idle ${longIdle} s`, Math.round(treeRssMiB(s.child.pid)), 'MiB', ['<=', 110]);
+      record(`desk: first ${label} after ${longIdle} s idle`, ms(await once(s.url, kind)), 'ms', ['<=', target]);
+      await s.stop();
     }
   }
 
