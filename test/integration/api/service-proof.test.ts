@@ -54,7 +54,7 @@ describe('GET /health proves the service to a caller that names its key and a ch
     expect(runCli(['wrapper:revoke', other.key], { home: tmp.home }).status).toBe(0);
     const revoked = await fetch(`${svc.url}/health`, { headers: { 'x-wrapper-key': other.key, 'x-localsign-challenge': challenge } });
     expect(revoked.headers.get('x-localsign-proof')).not.toBe(proofOf(other.secret, other.key, challenge));
-    for (const headers of [{}, { 'x-wrapper-key': creds.key }, { 'x-wrapper-key': creds.key, 'x-localsign-challenge': 'short' }]) {
+    for (const headers of [{}, { 'x-wrapper-key': creds.key }, { 'x-wrapper-key': creds.key, 'x-localsign-challenge': 'short' }] as Record<string, string>[]) {
       const r = await fetch(`${svc.url}/health`, { headers });
       expect([r.status, r.headers.get('x-localsign-proof')]).toEqual([200, null]);
     }
