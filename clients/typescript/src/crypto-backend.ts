@@ -36,12 +36,13 @@ interface NodeCrypto {
   verify(algorithm: 'sha256', data: Uint8Array, key: { key: Uint8Array; format: 'der'; type: 'spki' }, signature: Uint8Array): boolean;
 }
 
-// The parts of WebCrypto this file uses: lib.dom's types are not there when Node's are.
+// The parts of WebCrypto this file uses (lib.dom's types are not there when Node's are). Its
+// BufferSource takes any view, so bytes go in as they are, never copied.
 interface Subtle {
-  digest(algorithm: 'SHA-256', data: ArrayBuffer): Promise<ArrayBuffer>;
-  importKey(format: 'raw' | 'spki', key: ArrayBuffer, algorithm: object, extractable: false, usages: ['sign'] | ['verify']): Promise<unknown>;
-  sign(algorithm: 'HMAC', key: unknown, data: ArrayBuffer): Promise<ArrayBuffer>;
-  verify(algorithm: string | object, key: unknown, signature: ArrayBuffer, data: ArrayBuffer): Promise<boolean>;
+  digest(algorithm: 'SHA-256', data: Uint8Array): Promise<ArrayBuffer>;
+  importKey(format: 'raw' | 'spki', key: Uint8Array, algorithm: object, extractable: false, usages: ['sign'] | ['verify']): Promise<unknown>;
+  sign(algorithm: 'HMAC', key: unknown, data: Uint8Array): Promise<ArrayBuffer>;
+  verify(algorithm: string | object, key: unknown, signature: Uint8Array, data: Uint8Array): Promise<boolean>;
 }
 
 /** node:crypto as a CryptoBackend, or null where there is no Node underneath. */
@@ -77,29 +78,27 @@ export function webCryptoBackend(): CryptoBackend {
   if (!webCrypto?.subtle) throw new Error('neither node:crypto nor WebCrypto (crypto.subtle) is available: the client cannot sign requests or check answers here');
   const subtle = webCrypto.subtle;
   const random = webCrypto.getRandomValues.bind(webCrypto);
-  // An ArrayBuffer of exactly these bytes (a copy: a view's buffer may hold more).
-  const buf = (b: Uint8Array): ArrayBuffer => b.slice().buffer as ArrayBuffer;
   return {
     name: 'webcrypto',
     sha256: async (parts) => {
       const joined = parts.length === 1 ? parts[0]! : join(parts);
-      return new Uint8Array(await subtle.digest('SHA-256', buf(joined)));
+      return new Uint8Array(await subtle.digest('SHA-256', joined));
     },
     hmacSha256: async (key, data) => {
-      const k = await subtle.importKey('raw', buf(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-      return new Uint8Array(await subtle.sign('HMAC', k, buf(data)));
+      const k = await subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+      return new Uint8Array(await subtle.sign('HMAC', k, data));
     },
     randomBytes: (length) => random(new Uint8Array(length)),
     verify: async (algorithm, spki, data, signature) => {
       try {
         if (algorithm === 'rsa-pkcs1-sha256') {
-          const key = await subtle.importKey('spki', buf(spki), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['verify']);
-          return await subtle.verify('RSASSA-PKCS1-v1_5', key, buf(signature), buf(data));
+          const key = await subtle.importKey('spki', spki, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['verify']);
+          return await subtle.verify('RSASSA-PKCS1-v1_5', key, signature, data);
         }
         const raw = ecdsaDerToRaw(signature, 32);
         if (!raw) return false;
-        const key = await subtle.importKey('spki', buf(spki), { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
-        return await subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, buf(raw), buf(data));
+        const key = await subtle.importKey('spki', spki, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
+        return await subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, raw, data);
       } catch {
         return false;
       }
