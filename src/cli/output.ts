@@ -1,4 +1,4 @@
-import { LocalsignApiError, LocalsignConnectionError } from '../../clients/typescript/src/index';
+import { LocalsignAnswerError, LocalsignApiError, LocalsignConnectionError, LocalsignServiceProofError } from '../../clients/typescript/src/index';
 import { readEnv } from '../config/env';
 import { isLocalsignError } from '../domain/errors';
 import { escapeControls, escapeJsonText } from '../log/escape';
@@ -10,8 +10,10 @@ const ANSI = /\u001b\[[0-9;]*m/g;
 /**
  * Exit codes, so a script can tell what failed (docs/operators.md "Exit codes"): 1 for a
  * failure on this machine (config dir, files, chip), 2 for a usage error; the commands that call
- * the service add 3 (not reachable), 4 (it refused the request: key, input, pairing), 5 (the
- * signing failed: the request ended ERROR, or the platform failed), 6 (gave up waiting).
+ * the service add 3 (not reachable, or what answers at its address did not prove it is the service
+ * that holds the key), 4 (it refused the request: key, input, pairing), 5 (the signing failed: the
+ * request ended ERROR, the platform failed, or the result did not match the credential), 6 (gave
+ * up waiting).
  */
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
@@ -41,7 +43,9 @@ function describeApiError(e: LocalsignApiError): string {
 function exitCodeOf(error: unknown): number {
   if (error instanceof UsageError) return EXIT_USAGE;
   if (error instanceof CommandError) return error.exitCode;
-  if (error instanceof LocalsignConnectionError) return EXIT_UNREACHABLE;
+  // Something answered, but not the service that holds this key: for a script, the service is not there.
+  if (error instanceof LocalsignConnectionError || error instanceof LocalsignServiceProofError) return EXIT_UNREACHABLE;
+  if (error instanceof LocalsignAnswerError) return EXIT_SIGNING_FAILED;
   if (error instanceof LocalsignApiError) return error.status >= 500 ? EXIT_SIGNING_FAILED : EXIT_REFUSED;
   // citty's own errors (E_NO_COMMAND…) are usage errors too.
   if (error instanceof Error && /^E_[A-Z_]+$/.test(String((error as { code?: unknown }).code))) return EXIT_USAGE;
@@ -56,7 +60,7 @@ export function failLine(error: unknown, stderr: NodeJS.WritableStream = process
   const message =
     error instanceof LocalsignApiError
       ? describeApiError(error)
-      : isLocalsignError(error) || error instanceof UsageError || error instanceof CommandError || error instanceof LocalsignConnectionError
+      : isLocalsignError(error) || error instanceof UsageError || error instanceof CommandError || error instanceof LocalsignConnectionError || error instanceof LocalsignServiceProofError || error instanceof LocalsignAnswerError
         ? error.message
         : error instanceof Error && (error as { code?: string }).code?.startsWith('E')
           ? error.message // citty's CLIError: usage problems

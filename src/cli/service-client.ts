@@ -23,11 +23,9 @@ export const serviceArgs = {
   secret: { type: 'string', description: 'The wsec_… secret (prefer LOCALSIGN_SECRET or --secret-file: argv is visible in ps)' },
 } as const;
 
-export function serviceClient(args: Record<string, unknown>, rawArgs: string[]): LocalsignClient {
+/** The application key from --key with --secret-file (or --secret), else LOCALSIGN_KEY and LOCALSIGN_SECRET; null when either is missing. */
+export function applicationKey(args: Record<string, unknown>): { key: string; secret: string } | null {
   const env = readEnv();
-  const { config } = configFromArgs(args, rawArgs);
-  const url = typeof args.url === 'string' ? args.url : (env.apiKey?.url ?? undefined);
-  const address = resolveServiceAddress(config, { ...args, url });
   const key = (args.key as string | undefined) || env.apiKey?.key || undefined;
   let secret = (args.secret as string | undefined) || undefined;
   if (args['secret-file']) {
@@ -38,9 +36,18 @@ export function serviceClient(args: Record<string, unknown>, rawArgs: string[]):
     }
   }
   secret ??= env.apiKey?.secret ?? undefined;
-  if (!key || !secret) throw new UsageError('no application key: set LOCALSIGN_KEY and LOCALSIGN_SECRET (from `localsign wrapper:create` or `serve --demo`), or pass --key and --secret-file');
+  return key && secret ? { key, secret } : null;
+}
+
+export function serviceClient(args: Record<string, unknown>, rawArgs: string[]): LocalsignClient {
+  const env = readEnv();
+  const { config } = configFromArgs(args, rawArgs);
+  const url = typeof args.url === 'string' ? args.url : (env.apiKey?.url ?? undefined);
+  const address = resolveServiceAddress(config, { ...args, url });
+  const credentials = applicationKey(args);
+  if (!credentials) throw new UsageError('no application key: set LOCALSIGN_KEY and LOCALSIGN_SECRET (from `localsign wrapper:create` or `serve --demo`), or pass --key and --secret-file');
   try {
-    return new LocalsignClient({ baseUrl: address.base, key, secret });
+    return new LocalsignClient({ baseUrl: address.base, ...credentials });
   } catch (e) {
     // The client refuses a URL without http(s):// at once (issue 19), in the flag's words here.
     if (e instanceof TypeError) throw new UsageError(`--url (or LOCALSIGN_URL): ${e.message}`);

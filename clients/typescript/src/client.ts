@@ -15,8 +15,12 @@ import type {
   SyncAnswer,
   VerifyReport,
 } from './api-types.js';
+import { AnswerChecks } from './answer-checks.js';
 import { fromBase64, toBase64 } from './base64.js';
-import { LocalsignApiError, LocalsignApiVersionError, LocalsignConnectionError } from './errors.js';
+import { defaultCryptoBackend, type CryptoBackend } from './crypto-backend.js';
+import { LocalsignApiError, LocalsignApiVersionError, LocalsignConnectionError, LocalsignServiceProofError } from './errors.js';
+import { txHashBytes } from './evm-answer.js';
+import { CHALLENGE_HEADER, deriveKeys, expectedProof, newNonce, PROOF_HEADER, sameProof, SIGNATURE_HEADER, signatureHeader, type DerivedKeys } from './proof.js';
 import { fetchTransport, nodeTransport, type HttpAnswer, type Transport } from './transport.js';
 
 export interface LocalsignClientOptions {
@@ -24,7 +28,10 @@ export interface LocalsignClientOptions {
   baseUrl?: string;
   /** The application key, `wrp_…` (`localsign wrapper:create`). Not needed for `health()`. */
   key?: string;
-  /** Its secret, `wsec_…`. */
+  /**
+   * Its secret, `wsec_…`. It never leaves the client: each request is signed with it
+   * (X-Wrapper-Signature), and each answer must prove the service holds it (X-Localsign-Proof).
+   */
   secret?: string;
   /**
    * Another fetch (a test double, a proxy-aware one). Default: `node:http` where Node is
@@ -57,15 +64,28 @@ const NEEDS_API_2 = { listResults: 'GET /v1/results', listErrors: 'GET /v1/error
 const RAW_TRANSPORT_FROM_BYTES = 8 * 1024 * 1024;
 const DEFAULT_BASE = 'http://127.0.0.1:8300';
 
+/** The service's one 401 (CONTRACT: the same for a missing, unknown, wrong or revoked credential). */
+const UNAUTHORIZED = 'missing or invalid application credentials (X-Wrapper-Key, X-Wrapper-Secret)';
+
 /**
  * The localsign HTTP API (docs/integrators.md; the types are generated from its OpenAPI
  * document). No dependencies: Node 20+ and Electron (`node:http`, or fetch where Node is not underneath).
+ *
+ * It authenticates the service as the service authenticates it (docs/integrators.md
+ * "Authenticating the service"): the secret never crosses the socket (each request is signed with
+ * it), every answer to a keyed request must carry the service's proof for that request, a document
+ * or a PIN goes only to a service that first proved itself on GET /health, and every signing result
+ * is checked against its credential before it is returned (answer-checks.ts).
  */
 export class LocalsignClient {
   readonly baseUrl: string;
   private readonly transport: Transport;
   private readonly timeoutMs: number;
   private apiVersion: Promise<Health> | null = null;
+  // `#` members: the class's own, out of its prototype (the public surface docs/integrators.md lists).
+  readonly #crypto: CryptoBackend = defaultCryptoBackend();
+  #keys: Promise<DerivedKeys> | null = null;
+  readonly #answers = new AnswerChecks(async (signal) => (await this.listCredentials({ signal })).credentials, this.#crypto);
 
   constructor(private readonly options: LocalsignClientOptions = {}) {
     this.baseUrl = checkedBaseUrl(options.baseUrl ?? DEFAULT_BASE);
@@ -73,19 +93,40 @@ export class LocalsignClient {
     this.timeoutMs = options.timeoutMs ?? 60_000;
   }
 
-  /** GET /health: no key needed. */
-  health(o: { signal?: AbortSignal } = {}): Promise<Health> {
+  /**
+   * GET /health: no key needed. With `prove`, the client's key and a fresh challenge go with it,
+   * and the answer must prove that the service holds this key (X-Localsign-Proof), else
+   * LocalsignServiceProofError.
+   */
+  health(o: { signal?: AbortSignal; prove?: boolean } = {}): Promise<Health> {
+    if (o.prove) return this.#proveService('health', o.signal);
     return this.request<Health>('GET', '/health', { auth: false, signal: o.signal });
+  }
+
+  /**
+   * The service proves itself before a document or a PIN is sent (GET /health with a challenge):
+   * a program that squats on its address while it is down gets nothing worth having.
+   */
+  async #proveService(operation: string, signal: AbortSignal | undefined): Promise<Health> {
+    if (this.options.key === undefined || this.options.secret === undefined) {
+      throw new TypeError(`${operation} needs the client's key and secret: the service proves it holds them before anything is sent to it`);
+    }
+    return this.request<Health>('GET', '/health', { auth: false, challenge: true, signal });
   }
 
   /**
    * POST /v1/pades/sign: 202 `{request_id, status: "PENDING"}`; then `waitFor`. A large document
    * given as bytes goes as the raw `application/pdf` body (`transport: 'json'` forces base64).
    */
-  signPdf(input: SignPdfInput, o: { signal?: AbortSignal; transport?: 'auto' | 'json' | 'raw' } = {}): Promise<Accepted> {
+  async signPdf(input: SignPdfInput, o: { signal?: AbortSignal; transport?: 'auto' | 'json' | 'raw' } = {}): Promise<Accepted> {
     const { pdf, ...rest } = input as SignPdfRequest & { pdf?: Uint8Array | ArrayBuffer };
     const bytes = pdf === undefined ? undefined : pdf instanceof Uint8Array ? pdf : new Uint8Array(pdf);
     const raw = bytes !== undefined && (o.transport === 'raw' || (o.transport !== 'json' && bytes.length >= RAW_TRANSPORT_FROM_BYTES));
+    await this.#proveService('signPdf', o.signal);
+    // What the result must start with (an incremental update): the bytes sent, when known exactly.
+    const sent = bytes ?? exactPdfOf(rest.pdf_base64);
+    const sentDigest = sent ? { length: sent.length, sha256: await this.#crypto.sha256([sent]) } : null;
+    let accepted: Accepted;
     if (raw) {
       const query = new URLSearchParams();
       for (const [name, value] of Object.entries(rest)) {
@@ -93,17 +134,21 @@ export class LocalsignClient {
         if (name === 'variables') for (const [v, text] of Object.entries(value as Record<string, string>)) query.append(`var.${v}`, text);
         else query.append(name, String(value));
       }
-      return this.request<Accepted>('POST', `/v1/pades/sign?${query}`, { raw: bytes, signal: o.signal });
+      accepted = await this.request<Accepted>('POST', `/v1/pades/sign?${query}`, { raw: bytes, signal: o.signal });
+    } else {
+      const body: SignPdfRequest = bytes !== undefined ? { ...rest, pdf_base64: toBase64(bytes) } : (rest as SignPdfRequest);
+      accepted = await this.request<Accepted>('POST', '/v1/pades/sign', { body, signal: o.signal });
     }
-    const body: SignPdfRequest = bytes !== undefined ? { ...rest, pdf_base64: toBase64(bytes) } : (rest as SignPdfRequest);
-    return this.request<Accepted>('POST', '/v1/pades/sign', { body, signal: o.signal });
+    this.#answers.remember(accepted.request_id, { kind: 'pades', credentialKey: rest.credential_key, input: sentDigest });
+    return accepted;
   }
 
   /**
    * POST /v1/pades/verify: checks a signed PDF's signatures on the service's machine (a report,
    * not a signature; the document is not stored): `{valid, signatures: […]}` in file order.
    */
-  verifyPdf(input: { pdf: Uint8Array | ArrayBuffer } | { pdf_base64: string }, o: { signal?: AbortSignal } = {}): Promise<VerifyReport> {
+  async verifyPdf(input: { pdf: Uint8Array | ArrayBuffer } | { pdf_base64: string }, o: { signal?: AbortSignal } = {}): Promise<VerifyReport> {
+    await this.#proveService('verifyPdf', o.signal);
     const body = 'pdf' in input ? { pdf_base64: toBase64(input.pdf instanceof Uint8Array ? input.pdf : new Uint8Array(input.pdf)) } : { pdf_base64: input.pdf_base64 };
     return this.request<VerifyReport>('POST', '/v1/pades/verify', { body, signal: o.signal });
   }
@@ -128,6 +173,7 @@ export class LocalsignClient {
         warnings = parseWarningsHeader(headers.get(WARNINGS_HEADER));
       },
     });
+    await this.#answers.checkPdf(requestId, pdf, o.signal);
     return { pdf, warnings };
   }
 
@@ -153,15 +199,28 @@ export class LocalsignClient {
     });
   }
 
-  /** POST /v1/blockchain/sign: 202 `{request_id, status: "PENDING"}`; then `waitFor`. */
-  signHash(input: SignHashRequest, o: { signal?: AbortSignal } = {}): Promise<Accepted> {
-    return this.request<Accepted>('POST', '/v1/blockchain/sign', { body: input, signal: o.signal });
+  /**
+   * POST /v1/blockchain/sign: 202 `{request_id, status: "PENDING"}`; then `waitFor`. With a
+   * `chip_pin`, the service proves itself first.
+   */
+  async signHash(input: SignHashRequest, o: { signal?: AbortSignal } = {}): Promise<Accepted> {
+    if (input.chip_pin !== undefined && input.chip_pin !== null) await this.#proveService('signHash with chip_pin', o.signal);
+    const accepted = await this.request<Accepted>('POST', '/v1/blockchain/sign', { body: input, signal: o.signal });
+    const hash = typeof input.tx_hash === 'string' ? txHashBytes(input.tx_hash) : null;
+    if (hash) this.#answers.remember(accepted.request_id, { kind: 'evm', credentialKey: input.credential_key, hash, chainId: input.chain_id ?? null });
+    return accepted;
   }
 
-  /** GET /v1/results/{id}; `wait` (seconds, at most 30) holds a PENDING answer. */
-  getResult(requestId: string, o: { wait?: number; signal?: AbortSignal } = {}): Promise<Result> {
+  /**
+   * GET /v1/results/{id}; `wait` (seconds, at most 30) holds a PENDING answer. A DONE result is
+   * checked against its credential first (LocalsignAnswerError when it does not match).
+   */
+  async getResult(requestId: string, o: { wait?: number; signal?: AbortSignal } = {}): Promise<Result> {
     const query = o.wait ? `?wait=${Math.max(0, Math.floor(o.wait))}` : '';
-    return this.request<Result>('GET', `/v1/results/${encodeURIComponent(requestId)}${query}`, { signal: o.signal, extraMs: (o.wait ?? 0) * 1000 });
+    const result = await this.request<Result>('GET', `/v1/results/${encodeURIComponent(requestId)}${query}`, { signal: o.signal, extraMs: (o.wait ?? 0) * 1000 });
+    if (result.status === 'DONE' && 'r' in result) await this.#answers.checkEvm(requestId, result, o.signal);
+    else if (result.status === 'DONE' && 'pdf_base64' in result) await this.#answers.checkPdf(requestId, fromBase64(result.pdf_base64), o.signal, result.request_id);
+    return result;
   }
 
   /**
@@ -252,26 +311,44 @@ export class LocalsignClient {
     if (found < 2) throw new LocalsignApiVersionError(NEEDS_API_2[op], 2, found, typeof health.version === 'string' ? health.version : null);
   }
 
+  /**
+   * One exchange. A keyed one (`auth`, the default) is signed with the secret (X-Wrapper-Signature,
+   * never X-Wrapper-Secret) under a fresh nonce; with `challenge`, GET /health is asked to prove
+   * the key. Either way the answer must carry the service's proof for that nonce or challenge.
+   */
   private async request<T>(
     method: 'GET' | 'POST',
     path: string,
-    o: { body?: unknown; raw?: Uint8Array; binary?: boolean; auth?: boolean; signal?: AbortSignal; extraMs?: number; onHeaders?: (headers: HttpAnswer['headers']) => void },
+    o: { body?: unknown; raw?: Uint8Array; binary?: boolean; auth?: boolean; challenge?: boolean; signal?: AbortSignal; extraMs?: number; onHeaders?: (headers: HttpAnswer['headers']) => void },
   ): Promise<T> {
+    const url = this.baseUrl + path;
     const headers: Record<string, string> = { accept: o.binary ? 'application/pdf, application/json' : 'application/json' };
-    if (o.auth !== false && this.options.key !== undefined) headers['x-wrapper-key'] = this.options.key;
-    if (o.auth !== false && this.options.secret !== undefined) headers['x-wrapper-secret'] = this.options.secret;
+    const { key, secret } = this.options;
+    const keyed = (o.auth !== false || o.challenge === true) && key !== undefined;
+    let proven: string | null = null; // the nonce or challenge the answer must prove
+    if (keyed) headers['x-wrapper-key'] = key;
+    if (keyed && secret !== undefined) {
+      proven = newNonce(this.#crypto);
+      if (o.challenge) headers[CHALLENGE_HEADER] = proven;
+      else {
+        const target = new URL(url);
+        const time = Math.floor(Date.now() / 1000);
+        headers[SIGNATURE_HEADER] = await signatureHeader(await this.#derivedKeys(), { method, target: target.pathname + target.search, time, nonce: proven, key }, this.#crypto);
+      }
+    }
     if (o.body !== undefined) headers['content-type'] = 'application/json';
     if (o.raw !== undefined) headers['content-type'] = 'application/pdf';
     const signal = anySignal([o.signal, AbortSignal.timeout(this.timeoutMs + (o.extraMs ?? 0))]);
     let res: HttpAnswer;
     try {
-      res = await this.transport(this.baseUrl + path, { method, headers, body: o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body)), signal });
+      res = await this.transport(url, { method, headers, body: o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body)), signal });
     } catch (e) {
       if (o.signal?.aborted) throw o.signal.reason;
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       const why = cause?.code ?? cause?.message ?? (e as Error).message;
       throw new LocalsignConnectionError(`localsign is not reachable at ${this.baseUrl} (${why}): is \`localsign serve\` running?`, { cause: e });
     }
+    if (proven !== null) await this.#checkProof(res, proven, `${method} ${path.split('?')[0]}`);
     if (o.binary && res.ok) {
       o.onHeaders?.(res.headers);
       return new Uint8Array(await res.arrayBuffer()) as T;
@@ -291,6 +368,46 @@ export class LocalsignClient {
     if (json === null) throw new LocalsignApiError(`${method} ${path.split('?')[0]} answered ${res.status} without a JSON body`, res.status, null);
     return json as T;
   }
+
+  #derivedKeys(): Promise<DerivedKeys> {
+    this.#keys ??= deriveKeys(this.options.secret!, this.#crypto);
+    return this.#keys;
+  }
+
+  /**
+   * The answer proves the service holds this key for `challenge`, or the client believes none of
+   * it. A 401 cannot carry a proof (the service proves itself only to a caller it authenticated): it
+   * means the credentials were refused, or the peer is not the service; either way the client
+   * stops there, with the service's one 401 message in its own words, not the peer's.
+   */
+  async #checkProof(res: HttpAnswer, challenge: string, what: string): Promise<void> {
+    const given = res.headers.get(PROOF_HEADER);
+    if (given === null && res.status === 401) {
+      let errorId: string | null = null;
+      try {
+        const body = JSON.parse(await res.text()) as Partial<ErrorBody>;
+        if (typeof body.error_id === 'string' && /^err_[A-Za-z0-9_-]{1,64}$/.test(body.error_id)) errorId = body.error_id;
+      } catch {
+        // no error id to give
+      }
+      throw new LocalsignApiError(UNAUTHORIZED, 401, errorId);
+    }
+    const expected = await expectedProof(await this.#derivedKeys(), this.options.key!, challenge, this.#crypto);
+    if (sameProof(expected, given)) return;
+    throw given === null
+      ? new LocalsignServiceProofError(this.baseUrl, res.status, 'missing', `its ${res.status} answer to ${what} carried no X-Localsign-Proof (another program holds that address, or the service is older than this client)`)
+      : new LocalsignServiceProofError(this.baseUrl, res.status, 'mismatch', `the X-Localsign-Proof of its ${res.status} answer to ${what} is not this key's (another program holds that address, or the key or secret is wrong or revoked)`);
+  }
+}
+
+/**
+ * `pdf_base64` as the exact bytes the service will sign: canonical base64 of a PDF. Anything the
+ * tolerance rules would repair (spec §7) is not known exactly here: null.
+ */
+function exactPdfOf(pdfBase64: unknown): Uint8Array | null {
+  if (typeof pdfBase64 !== 'string' || pdfBase64.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(pdfBase64)) return null;
+  const bytes = fromBase64(pdfBase64);
+  return bytes.length >= 5 && new TextDecoder().decode(bytes.subarray(0, 5)) === '%PDF-' ? bytes : null;
 }
 
 /** The header GET /v1/results/{id}/pdf carries the result's `warnings` in (its body is the PDF). */

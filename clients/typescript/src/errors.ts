@@ -72,3 +72,44 @@ export class LocalsignApiVersionError extends Error {
     super(`${operation} needs api_version ${required} (localsign 0.2.0 or later); the service at this address reports api_version ${found}${version ? ` (version ${version})` : ''}: upgrade it`);
   }
 }
+
+/**
+ * What answered at the service's address did not prove it is the localsign service that holds this
+ * application's key (X-Localsign-Proof missing, or not the HMAC of this key's secret): another
+ * program on that address, a service older than this client, or a wrong or revoked key or secret.
+ * The client sends it nothing more: no document, no PIN, and never the secret, and believes none
+ * of its answer.
+ */
+export class LocalsignServiceProofError extends Error {
+  override readonly name = 'LocalsignServiceProofError';
+  constructor(
+    /** The base URL the client called. */
+    readonly url: string,
+    /** The HTTP status of the answer that did not prove the service. */
+    readonly status: number,
+    /** `missing`: no X-Localsign-Proof; `mismatch`: one that is not this key's. */
+    readonly reason: 'missing' | 'mismatch',
+    detail: string,
+  ) {
+    super(`the peer at ${url} did not prove it is the localsign service that holds this key: ${detail}`);
+  }
+}
+
+/**
+ * A signing result that does not match the credential it was asked of: an EVM signature that does
+ * not recover to the credential's address over the requested hash, a PDF whose last signature is
+ * not the credential's certificate's, or whose bytes are not what that signature and the input
+ * say. The result is not returned.
+ */
+export class LocalsignAnswerError extends Error {
+  override readonly name = 'LocalsignAnswerError';
+  constructor(
+    readonly requestId: string,
+    /** The credential the request named; null for a request this client did not make. */
+    readonly credentialKey: string | null,
+    /** What did not match, in words. */
+    readonly problem: string,
+  ) {
+    super(`the result of ${requestId} does not match ${credentialKey ? `credential ${credentialKey}` : "this key's credentials"}, so it was not used: ${problem}`);
+  }
+}

@@ -38,7 +38,9 @@ export type Transport = (url: string, exchange: HttpExchange) => Promise<HttpAns
 export function fetchTransport(doFetch: typeof fetch): Transport {
   // A Uint8Array is a valid fetch body; the cast only bridges lib.dom's and @types/node's differing
   // BodyInit types across the two tsconfigs this file compiles under.
-  return (url, x) => doFetch(url, { method: x.method, headers: x.headers, body: x.body as unknown as string | undefined, signal: x.signal });
+  // redirect 'error': a redirect would carry the request's headers and body to wherever it points
+  // (node:http follows none either); the service never redirects.
+  return (url, x) => doFetch(url, { method: x.method, headers: x.headers, body: x.body as unknown as string | undefined, signal: x.signal, redirect: 'error' });
 }
 
 // The parts of node:http this file uses; the package compiles without Node's types.

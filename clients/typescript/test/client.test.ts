@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash, createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
@@ -218,13 +219,21 @@ describe('@localsign/client against services it cannot use as such', () => {
   beforeAll(async () => {
     // A pre-0.2.0 service (spec §9): /health without version, commit and api_version, and no
     // long poll (it answers PENDING at once, whatever ?wait says).
+    // Its keyed answers prove it holds wsec_x (the client believes no other), and its one DONE
+    // result is the EIP-155 example's signature, made by its one evm credential.
+    const eip155 = JSON.parse(readFileSync(resolve(__dirname, '../../../test/vectors/evm/eip155-example.json'), 'utf8')) as { address: string; r: string; s: string };
+    const hex = (decimal: string) => `0x${BigInt(decimal).toString(16).padStart(64, '0')}`;
+    const proofKey = createHmac('sha256', createHash('sha256').update('wsec_x').digest()).update('localsign-service-proof-key-v1').digest();
     old = createHttpServer((req, res) => {
       seen.push(`${req.method} ${req.url}`);
       res.setHeader('content-type', 'application/json');
+      const nonce = /,n=([0-9a-f]+),/.exec(String(req.headers['x-wrapper-signature']))?.[1];
+      if (nonce) res.setHeader('x-localsign-proof', createHmac('sha256', proofKey).update(`localsign-service-proof-v1\nwrp_x\n${nonce}`).digest('hex'));
       if (req.url === '/health') return res.end(JSON.stringify({ ok: true, service: 'local-signing-service', paired: true, tenant_id: 3, cache: { credentials: 1, designs: 0 } }));
+      if (req.url === '/v1/credentials') return res.end(JSON.stringify({ credentials: [{ credential_key: 'evm-1', type: 'evm', name: 'EIP-155 example', engine: 'chip', default_design_key: null, address: eip155.address }] }));
       if (req.url?.startsWith('/v1/results/req_1')) {
         pendingAnswers += 1;
-        return res.end(JSON.stringify(pendingAnswers < 4 ? { request_id: 'req_1', status: 'PENDING' } : { request_id: 'req_1', status: 'DONE', r: '0x1', s: '0x2', v: 27 }));
+        return res.end(JSON.stringify(pendingAnswers < 4 ? { request_id: 'req_1', status: 'PENDING' } : { request_id: 'req_1', status: 'DONE', r: hex(eip155.r), s: hex(eip155.s), v: 37, y_parity: 0, address: eip155.address, chain_id: 1 }));
       }
       res.statusCode = 404;
       res.end(JSON.stringify({ error: 'no route', error_id: 'err_x' }));

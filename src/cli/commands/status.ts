@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { defineCommand } from 'citty';
-import { LocalsignClient } from '../../../clients/typescript/src/index';
+import { LocalsignClient, LocalsignServiceProofError } from '../../../clients/typescript/src/index';
 import { homePaths } from '../../config/paths';
 import { escapeControls } from '../../log/escape';
 import type { CatalogCache } from '../../store/catalog-types';
 import { CommandError, EXIT_UNREACHABLE, failLine, printData } from '../output';
 import { resolveServiceAddress } from '../service-address';
+import { applicationKey } from '../service-client';
 import { configFromArgs } from '../settings';
 
 /**
@@ -32,22 +33,37 @@ export const statusCommand = defineCommand({
     home: { type: 'string', description: 'Config dir' },
     host: { type: 'string', description: 'Service host (default: where the service of the config dir listens, else 127.0.0.1)' },
     port: { type: 'string', description: 'Service port (default: where the service of the config dir listens, else 8300)' },
+    key: { type: 'string', description: 'Application key wrp_… (default env LOCALSIGN_KEY): with its secret, the service must prove it holds it' },
+    'secret-file': { type: 'string', description: 'File holding the wsec_… secret (default env LOCALSIGN_SECRET)' },
   },
   async run({ args, rawArgs }) {
     const { config } = configFromArgs(args, rawArgs);
     const address = resolveServiceAddress(config, args);
     const url = `${address.base}/health`;
+    // With an application key the answer must prove the service holds it (X-Localsign-Proof):
+    // another program on the address (the service down, another user on its port) is not reported
+    // as the service. Without one, /health is public and proves nothing: it is shown as it answers.
+    const credentials = applicationKey(args);
     let health: Record<string, unknown> | null = null;
+    let unproven: LocalsignServiceProofError | null = null;
     try {
       // The client, not fetch: one HTTP path for the CLI, and no 200 ms of undici (client's transport.ts).
-      health = (await new LocalsignClient({ baseUrl: address.base }).health({ signal: AbortSignal.timeout(3000) })) as unknown as Record<string, unknown>;
-    } catch {
+      const client = new LocalsignClient({ baseUrl: address.base, ...(credentials ?? {}) });
+      health = (await client.health({ signal: AbortSignal.timeout(3000), prove: credentials !== null })) as unknown as Record<string, unknown>;
+    } catch (e) {
+      if (e instanceof LocalsignServiceProofError) unproven = e;
       health = null;
     }
     // The config dir is this one's only when its service is the one that answered (issue 11:
     // `status --port P` named the CLI's dir whatever service listened on P). Down: the dir asked about.
     const configDir = !health || address.ownDir ? config.home : null;
-    const out = { ...(health ?? {}), reachable: health !== null, url, config_dir: configDir };
+    const proven = credentials ? { proven: health !== null } : {};
+    const out = { ...(health ?? {}), reachable: health !== null, ...proven, url, config_dir: configDir };
+    if (unproven) {
+      if (args.json) printData(true, out, () => '');
+      process.exitCode = failLine(unproven);
+      return;
+    }
     if (!health) {
       // CONTRACT "Command line": a failure is one line on stderr; --json still gets its object.
       if (args.json) printData(true, out, () => '');
@@ -60,7 +76,7 @@ export const statusCommand = defineCommand({
     const data = chipCredentials.length > 0 ? { ...out, chip_credentials: chipCredentials } : out;
     printData(Boolean(args.json), data, () =>
       [
-        `localsign ${String(health.version)} (${String(health.commit)}) at ${url}: paired=${String(health.paired)} tenant=${String(health.tenant_id)} credentials=${String((health.cache as { credentials?: number })?.credentials)} designs=${String((health.cache as { designs?: number })?.designs)}${health.chip ? ` chip=${String(health.chip)}` : ''}; config dir ${dir}`,
+        `localsign ${String(health.version)} (${String(health.commit)}) at ${url}: paired=${String(health.paired)} tenant=${String(health.tenant_id)} credentials=${String((health.cache as { credentials?: number })?.credentials)} designs=${String((health.cache as { designs?: number })?.designs)}${health.chip ? ` chip=${String(health.chip)}` : ''}; config dir ${dir}${credentials ? `; it proved it holds ${credentials.key}` : ''}`,
         ...chipCredentials.map((c) =>
           escapeControls(`  chip credential ${c.credential_key} (${c.name}): ${c.pin_per_request ? 'PIN from each request (chip_pin)' : 'PIN stored or on the PIN pad'}${c.pin_per_signature === true ? ', PIN for every signature' : c.pin_per_signature === false ? '' : ', PIN per signature unknown (not readable without a login)'}`),
         ),

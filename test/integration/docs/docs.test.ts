@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ArgsDef, CommandDef } from 'citty';
@@ -9,6 +10,7 @@ import { mainCommand } from '../../../src/cli/command-tree';
 import * as output from '../../../src/cli/output';
 import { smallPdf } from '../../helpers/api-fixtures';
 import { initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
+import { startSquatter, type Squatter } from '../../helpers/squatter';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
 /**
@@ -138,3 +140,51 @@ describe('the client example of integrators.md runs against a real service', () 
   });
 });
 
+
+describe('the shell example of integrators.md "Authenticating the service" runs as written', () => {
+  const tmp = makeTmpHome();
+  let service: ServiceProcess;
+  let squatter: Squatter;
+  let wrapper: { key: string; secret: string };
+  beforeAll(async () => {
+    wrapper = initEmbeddedWithWrapper(tmp.home);
+    service = await startServiceProcess({ home: tmp.home });
+    squatter = await startSquatter({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    await Promise.all([service?.stop(), squatter?.stop()]);
+    tmp.cleanup();
+  });
+
+  const run = (env: Record<string, string>) => {
+    const block = /<!-- example: service-proof[^>]*-->\n```bash\n([\s\S]*?)```/.exec(page('integrators.md'))?.[1];
+    expect(block).toBeDefined();
+    return spawnAsync('bash', ['-c', `set -euo pipefail\n${block!}`], { ...process.env, ...env });
+  };
+
+  it('with the service: the proof holds, and the signed request is answered and proven', async () => {
+    const r = await run({ BASE: service.url, LOCALSIGN_KEY: wrapper.key, LOCALSIGN_SECRET: wrapper.secret });
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    expect(JSON.parse(r.stdout)).toEqual({ results: [] });
+  });
+
+  it('with a wrong secret, or a program that is not the service: it stops at the proof, and the program got no signed request', async () => {
+    const wrong = await run({ BASE: service.url, LOCALSIGN_KEY: wrapper.key, LOCALSIGN_SECRET: 'wsec_wrong' });
+    expect([wrong.status, wrong.stderr]).toEqual([1, `${service.url} did not prove it is the localsign service: nothing sent\n`]);
+    const squatted = await run({ BASE: squatter.url, LOCALSIGN_KEY: wrapper.key, LOCALSIGN_SECRET: wrapper.secret });
+    expect([squatted.status, squatted.stderr]).toEqual([1, `${squatter.url} did not prove it is the localsign service: nothing sent\n`]);
+    expect((await squatter.received()).map((e) => `${e.method} ${e.url}`)).toEqual(['GET /health']);
+  });
+});
+
+function spawnAsync(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (status) => resolveRun({ status, stdout, stderr }));
+  });
+}

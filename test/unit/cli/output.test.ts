@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { LocalsignAnswerError, LocalsignServiceProofError } from '../../../clients/typescript/src/index';
 import { failLine, printData } from '../../../src/cli/output';
 import { escapeStrings } from '../../../src/log/escape';
 import { describeReport } from '../../../src/signing/validation/verify-pdf';
@@ -56,6 +57,18 @@ describe('failLine', () => {
     const stream = { write: (s: string) => ((err += s), true) } as unknown as NodeJS.WritableStream;
     expect(failLine(new Error(`cannot read x\u001b[2K\u202e.pdf\u001b[31m: ENOENT\nsecond line`), stream)).toBe(1);
     expect(err).toBe('unexpected error: cannot read x\\x1b[2K\\u{202e}.pdf: ENOENT\n');
+  });
+
+  it('a peer that did not prove the service is exit 3 (the service is not there); a result that does not match its credential, exit 5', () => {
+    let err = '';
+    const stream = { write: (s: string) => ((err += s), true) } as unknown as NodeJS.WritableStream;
+    expect(failLine(new LocalsignServiceProofError('http://127.0.0.1:8300', 200, 'missing', 'its 200 answer to GET /health carried no X-Localsign-Proof'), stream)).toBe(3);
+    expect(failLine(new LocalsignAnswerError('req_1', 'cred', 's is not low'), stream)).toBe(5);
+    expect(err.split('\n')).toEqual([
+      'the peer at http://127.0.0.1:8300 did not prove it is the localsign service that holds this key: its 200 answer to GET /health carried no X-Localsign-Proof',
+      'the result of req_1 does not match credential cred, so it was not used: s is not low',
+      '',
+    ]);
   });
 });
 
