@@ -207,7 +207,19 @@ export class AppContext {
 
   /** What the accept services (signing/accept.ts) need: the sign routes call them with this. */
   accepting(): AcceptDeps {
-    return { pades: { defaultLevel: this.config.padesLevel, tsaUrl: this.config.tsaUrl }, cache: () => this.cache.get(), documents: this.documents, documentWork: this.documentWork, registry: this.requests.registry, jobs: this.requests.jobs, log: this.log, now: this.now };
+    return {
+      pades: { defaultLevel: this.config.padesLevel, tsaUrl: this.config.tsaUrl },
+      cache: () => this.cache.get(),
+      documents: this.documents,
+      documentWork: this.documentWork,
+      registry: this.requests.registry,
+      jobs: this.requests.jobs,
+      log: this.log,
+      now: this.now,
+      chipPinMayTry: (credential, callerKey) => {
+        if (credential.chip_key_id) this.chips.assertChipPinMayTry(this.embedded.get().chip, credential.chip_key_id, callerKey);
+      },
+    };
   }
 
   private jobDeps(): JobDeps {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ChipError } from '../domain/errors';
 import { latchApplies, pinFilesMark, recordedRefusal, settingsDigest, type PinLatchRecord, type PinLatchStore } from './pin-latch';
 import { isPinRejection, pinRejectedError, type PinRejection } from './pin-rejection';
+import { PinTries } from './pin-tries';
 import type { Pkcs11ChipOptions } from './pkcs11';
 import { createSoftChip } from './soft-chip';
 import type { Chip, SignOptions } from './types';
@@ -36,6 +37,8 @@ export class ChipProvider {
   private lastSettings: ChipSettings | null = null;
   /** A refusal the config dir could not record (disk full): it holds for this process. */
   private unsaved: PinLatchRecord | null = null;
+  /** Wrong `chip_pin` values per token and application, kept while chips are opened again. */
+  private readonly pinTries = new PinTries();
 
   constructor(
     private readonly deps: {
@@ -99,6 +102,20 @@ export class ChipProvider {
     return chip.present === false ? 'absent' : 'present';
   }
 
+  /**
+   * Before the 202 of a request bringing a `chip_pin` for the key `keyId`: throws the 429 while its
+   * application, or anyone, must still wait after wrong ones on that key's token (pin-tries.ts).
+   * The chip checks again right before its login, for requests accepted before a refusal.
+   */
+  assertChipPinMayTry(settings: ChipSettings, keyId: string, caller: string): void {
+    if (settings.kind !== 'pkcs11') return;
+    // multi-token-chip.ts: with several tokens a key id is `label/id`.
+    const several = settings.all_tokens || (settings.more_tokens?.length ?? 0) > 0;
+    const slash = keyId.lastIndexOf('/');
+    const label = several ? (slash < 0 ? null : keyId.slice(0, slash)) : settings.token_label;
+    this.pinTries.check(tokenKey(settings.module, label), caller);
+  }
+
   /** The last open failed because the token was not there (a request during its absence). */
   private lastOpenFailedAbsent = false;
   /** The chip the current open gave, once it has (status() never waits for an open). */
@@ -148,6 +165,7 @@ export class ChipProvider {
         // A PIN pad or a PIN per request log in when a signature needs it; a stored PIN is read at
         // each login, and not at all while a refusal recorded by another process applies.
         pin: source.pin_pad ? 'pad' : source.pin_per_request ? 'per-request' : () => this.storedPin(source, attempt),
+        ...(source.pin_per_request ? { tries: this.pinTries.forToken(tokenKey(settings.module, tokenLabel)) } : {}),
       };
       return this.deps.openPkcs11 ? this.deps.openPkcs11(options) : bridge.createPkcs11Chip(options);
     };
@@ -238,6 +256,11 @@ export class ChipProvider {
     this.opened = null;
     if (chip) await chip.then((c) => c.close()).catch(() => undefined);
   }
+}
+
+/** A token as the `chip_pin` counts know it: its module and its label as configured (none: the one token there). */
+function tokenKey(module: string, label: string | null): string {
+  return `${module}\u0000${label ?? ''}`;
 }
 
 /** The PIN is read when needed from the place the operator chose, and never stored elsewhere. */
