@@ -54,7 +54,7 @@ export class DocumentWork {
     this.pool = new WorkerPool<PostedDocumentTask, DocumentResult>({
       name: 'PDF worker',
       workers: limits.workers,
-      start: entry ? processStarter(entry, limits.heapMb) : null,
+      start: entry ? processStarter(entry, { heapMb: limits.heapMb, scratchDir: limits.scratchDir }) : null,
       // Loaded on first use: the engine (pdf-lib, fontkit) is not part of start-up.
       inline: async (task) => (await import('./document-tasks')).runDocumentTask(task),
       // One task at a time per worker: a task over a limit ends its worker, and nothing else
