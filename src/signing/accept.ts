@@ -72,7 +72,7 @@ export interface EvmSignInput {
 /**
  * CONTRACT `chip_pin`: only for a chip credential whose chip keeps no PIN, and then required
  * (issue 16); refused with 429 while wrong ones from this application, or on this card, are
- * slowed (issue 31). Messages never carry the PIN.
+ * slowed (chip/pin-tries.ts). Messages never carry the PIN.
  */
 function checkChipPin(deps: AcceptDeps, credential: CachedCredential, pin: Uint8Array | null, caller: WrapperRecord): void {
   if (pin === null) {

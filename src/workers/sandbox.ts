@@ -1,5 +1,5 @@
 /**
- * What a PDF worker process may touch (issue 31). A PDF worker parses strangers' documents; were a
+ * What a PDF worker process may touch. A PDF worker parses strangers' documents; were a
  * parser bug ever turned into code running in it, that code should find nothing worth taking.
  * Two fences:
  * - its environment: only what the runtime reads (config/env.ts workerEnvironment), never the
