@@ -116,7 +116,16 @@ export class AppContext {
       softChipPath: this.paths.softChip,
       runTask: (t, o) => this.pool.run(t, o) as Promise<SoftSignTaskResult>,
       readVar: options.readVar ?? (() => undefined),
-      syncedAt: () => this.cache.get().synced_at,
+      // In embedded.json, which every process re-reads when another one wrote it.
+      latch: {
+        read: () => this.embedded.get().chip_pin_refused ?? null,
+        write: (record) =>
+          this.embedded.update((cfg) => {
+            if (record) cfg.chip_pin_refused = record;
+            else delete cfg.chip_pin_refused;
+          }),
+      },
+      now: () => this.now(),
     });
   }
 
@@ -169,10 +178,12 @@ export class AppContext {
     return this.session.currentRemote();
   }
 
+  /**
+   * Reloads the catalogue. A chip whose PIN the token refused stays shut (chip/pin-latch.ts): a
+   * sync is routine (an application's POST /v1/sync, a scheduled `localsign sync`), not the
+   * operator saying the PIN is fixed.
+   */
   sync(): Promise<CatalogCache> {
-    // An explicit sync is the operator saying the chip PIN is fixed: one more login is allowed
-    // (chip/provider.ts stops logging in after the token refused the PIN).
-    this.chips.forgetPinRejection();
     const source = this.platform();
     if (!source) return Promise.reject(this.notPaired());
     return syncCatalog({ source, write: (c) => this.cache.replace(c), now: this.now(), warn: (m) => this.log.warn(m) });
@@ -231,7 +242,20 @@ export class AppContext {
 
   /** What the accept services (signing/accept.ts) need: the sign routes call them with this. */
   accepting(): AcceptDeps {
-    return { pades: { defaultLevel: this.config.padesLevel, tsaUrl: this.config.tsaUrl }, quota: this.requests.quota, cache: () => this.cache.get(), documents: this.documents, documentWork: this.documentWork, registry: this.requests.registry, jobs: this.requests.jobs, log: this.log, now: this.now };
+    return {
+      pades: { defaultLevel: this.config.padesLevel, tsaUrl: this.config.tsaUrl },
+      quota: this.requests.quota,
+      cache: () => this.cache.get(),
+      documents: this.documents,
+      documentWork: this.documentWork,
+      registry: this.requests.registry,
+      jobs: this.requests.jobs,
+      log: this.log,
+      now: this.now,
+      chipPinMayTry: (credential, callerKey) => {
+        if (credential.chip_key_id) this.chips.assertChipPinMayTry(this.embedded.get().chip, credential.chip_key_id, callerKey);
+      },
+    };
   }
 
   private jobDeps(): JobDeps {

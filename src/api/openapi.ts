@@ -11,7 +11,7 @@ const ERROR_MEANING: Record<number, string> = {
   409: 'This machine is not paired with a platform (run `localsign init`)',
   413: 'Request body over the limit (serve --max-body; 1 MiB for /receive)',
   422: 'Invalid input; the message names the field and what was expected',
-  429: 'This application key is over its rate limit (serve --rate-limit) or, on the sign routes, its disk quota (serve --disk-quota); Retry-After says when to try again',
+  429: 'This application key is over its rate limit (serve --rate-limit); or, on the sign routes, over its disk quota (serve --disk-quota), or sends a chip_pin before its wait after a wrong one is over (the wait doubles with each wrong chip_pin in a row, per application and per card); Retry-After says when to try again',
   500: 'Unexpected failure, recorded under its error_id',
   502: 'The platform is unreachable or failing; the old cache stays',
   503: 'The config dir cannot be written (disk full or read-only), or (with Retry-After) the service holds its budget of request bodies from other callers (serve --max-body-memory); nothing was accepted, retry once it can',

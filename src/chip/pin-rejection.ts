@@ -20,14 +20,15 @@ export function isPinRejection(error: unknown): error is ChipError & PinRejectio
 
 /**
  * What the service says once it stops logging in: the token's answer, that no login follows, and
- * what the operator does about it, in the terms of the PIN source they chose at `init`.
+ * what the operator does about it, in the terms of the PIN source they chose at `init`
+ * (pin-latch.ts: which acts lift the latch).
  */
 export function pinRejectedError(cause: ChipError & PinRejection, settings: ChipSettings): ChipError {
   const source = settings.kind === 'pkcs11' ? settings : null;
   const fix = source?.pin_file
-    ? `put the right PIN in the file ${source.pin_file} (or make the token accept the one there) and run \`localsign sync\`; re-running \`localsign init\` or restarting the service also tries again`
+    ? `put the right PIN in the file ${source.pin_file} (the next use of the chip tries it once), or, if the token was made to accept the one there, run \`localsign chip:retry-pin\``
     : source?.pin_env
-      ? `set the right PIN in the variable ${source.pin_env} and restart the service, or make the token accept the one there and run \`localsign sync\`; re-running \`localsign init\` also tries again`
-      : 'correct the chip PIN and run `localsign sync`';
+      ? `set the right PIN in the variable ${source.pin_env} and restart the service, then run \`localsign chip:retry-pin\` (alone, if the token was made to accept the one there)`
+      : "unblock the card's PIN (its PUK or SO PIN, with the card vendor's tool), then run `localsign chip:retry-pin`";
   return new ChipError(`${cause.message}; no further login will be tried, so that wrong tries do not lock the token: ${fix}`, { cause });
 }

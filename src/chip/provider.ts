@@ -1,6 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { ChipError } from '../domain/errors';
+import { latchApplies, pinFilesMark, recordedRefusal, settingsDigest, type PinLatchRecord, type PinLatchStore } from './pin-latch';
 import { isPinRejection, pinRejectedError, type PinRejection } from './pin-rejection';
+import { PinTries } from './pin-tries';
 import type { Pkcs11ChipOptions } from './pkcs11';
 import { createSoftChip } from './soft-chip';
 import type { Chip, SignOptions } from './types';
@@ -9,12 +11,10 @@ import { osErrorInWords } from '../domain/os-errors';
 
 type Pkcs11Settings = Extract<ChipSettings, { kind: 'pkcs11' }>;
 
-/** A chip the token refused the PIN for: the settings and operator mark it was tried with. */
-interface Rejection {
-  key: string;
-  mark: string;
+/** An attempt to open a chip: its settings and the state of their PIN files when it began. */
+interface Attempt {
+  pinFiles: string;
   settings: ChipSettings;
-  cause: ChipError & PinRejection;
 }
 
 /**
@@ -24,15 +24,21 @@ interface Rejection {
  * A chip that failed to open is opened again on the next request (a token plugged back in, a
  * module installed), except when the token refused the PIN: tokens lock the PIN after a few
  * wrong tries (smart cards 3, HSMs up to 10), so presenting it again on every request would lock
- * the operator's token. Then every `get()` fails at once with the same error and no login, until
- * the operator acts: an explicit sync in this process (`forgetPinRejection`), other chip settings
- * (`init`), a sync or init from another process (the cache's `synced_at` changes), a changed PIN
- * file, or a restart. Each such act costs at most one more C_Login.
+ * the operator's token. The refusal is recorded in the config dir (pin-latch.ts); while the
+ * record applies, every `get()` in every process fails at once with the same error and no login,
+ * until the operator acts (`localsign chip:retry-pin`, `init`, other settings, a PIN file
+ * written). Each such act costs at most one more C_Login. A sync, from an application or from
+ * the command line, is not such an act: it finds the chip shut like a sign request does.
  */
 export class ChipProvider {
   private chip: Promise<Chip> | null = null;
   private settingsKey = '';
-  private rejection: Rejection | null = null;
+  /** The settings of the last `get()`, for /health. */
+  private lastSettings: ChipSettings | null = null;
+  /** A refusal the config dir could not record (disk full): it holds for this process. */
+  private unsaved: PinLatchRecord | null = null;
+  /** Wrong `chip_pin` values per token and application, kept while chips are opened again. */
+  private readonly pinTries = new PinTries();
 
   constructor(
     private readonly deps: {
@@ -40,28 +46,30 @@ export class ChipProvider {
       /** The soft chip's work, on the signing threads. */
       runTask: (task: SoftSignTask, o?: { signal?: AbortSignal }) => Promise<SoftSignTaskResult>;
       readVar: (name: string) => string | undefined;
-      /** When the catalogue was last synced (any process): a sync elsewhere retries a refused PIN. */
-      syncedAt?: () => string | null;
+      /** The refused-PIN latch in the config dir, shared with every other process. */
+      latch: PinLatchStore;
+      now?: () => Date;
       /** Tests count logins through this; the service uses the PKCS#11 bridge. */
       openPkcs11?: (options: Pkcs11ChipOptions) => Promise<Chip>;
     },
   ) {}
 
   get(settings: ChipSettings): Promise<Chip> {
+    this.lastSettings = settings;
+    const refused = this.latched(settings);
+    // Also when a chip is open here and the refusal was recorded by another process: the chip is
+    // not used until the operator acts (its logins are refused too: storedPin).
+    if (refused) return Promise.reject(pinRejectedError(refused, settings));
     const key = JSON.stringify(settings);
-    const rejected = this.rejection;
-    if (rejected) {
-      if (rejected.key === key && rejected.mark === this.operatorMark(settings)) return Promise.reject(pinRejectedError(rejected.cause, settings));
-      this.rejection = null;
-    }
     if (!this.chip || key !== this.settingsKey) {
       const previous = this.chip;
       this.settingsKey = key;
-      const mark = this.operatorMark(settings);
-      const opening: Promise<Chip> = this.open(settings).then(
+      const attempt: Attempt = { pinFiles: pinFilesMark(settings), settings };
+      const opening: Promise<Chip> = this.open(settings, attempt).then(
         (chip) => {
           this.lastOpenFailedAbsent = false;
-          const watched = this.watch(chip, { key, mark, settings }, () => this.chip === opening);
+          this.forgetStale(settings);
+          const watched = this.watch(chip, attempt, () => this.chip === opening);
           if (this.chip === opening) this.opened = watched;
           return watched;
         },
@@ -69,7 +77,7 @@ export class ChipProvider {
           // pkcs11/token-discovery.ts TokenNotPresentError, named rather than imported: the
           // bridge stays unloaded until a PKCS#11 chip is used.
           this.lastOpenFailedAbsent = error instanceof ChipError && error.name === 'TokenNotPresentError';
-          throw this.refused(error, { key, mark, settings }, this.chip === opening);
+          throw this.refused(error, attempt, this.chip === opening);
         },
       );
       this.chip = opening;
@@ -88,10 +96,24 @@ export class ChipProvider {
    * its last call (pulled out: the next request reopens it once it is back), else `present`.
    */
   status(): 'present' | 'absent' | 'pin_rejected' | null {
-    if (this.rejection) return 'pin_rejected';
+    if (this.lastSettings && this.latched(this.lastSettings)) return 'pin_rejected';
     const chip = this.opened;
     if (!chip || chip.kind !== 'pkcs11') return this.lastOpenFailedAbsent ? 'absent' : null;
     return chip.present === false ? 'absent' : 'present';
+  }
+
+  /**
+   * Before the 202 of a request bringing a `chip_pin` for the key `keyId`: throws the 429 while its
+   * application, or anyone, must still wait after wrong ones on that key's token (pin-tries.ts).
+   * The chip checks again right before its login, for requests accepted before a refusal.
+   */
+  assertChipPinMayTry(settings: ChipSettings, keyId: string, caller: string): void {
+    if (settings.kind !== 'pkcs11') return;
+    // multi-token-chip.ts: with several tokens a key id is `label/id`.
+    const several = settings.all_tokens || (settings.more_tokens?.length ?? 0) > 0;
+    const slash = keyId.lastIndexOf('/');
+    const label = several ? (slash < 0 ? null : keyId.slice(0, slash)) : settings.token_label;
+    this.pinTries.check(tokenKey(settings.module, label), caller);
   }
 
   /** The last open failed because the token was not there (a request during its absence). */
@@ -99,20 +121,51 @@ export class ChipProvider {
   /** The chip the current open gave, once it has (status() never waits for an open). */
   private opened: Chip | null = null;
 
-  /** An explicit sync: a refused PIN is tried once more (the operator says it is fixed). */
-  forgetPinRejection(): void {
-    this.rejection = null;
+  /** The refusal that shuts the chip of `settings` now, from the config dir or this process, or null. */
+  private latched(settings: ChipSettings): (ChipError & PinRejection) | null {
+    if (settings.kind !== 'pkcs11') return null;
+    const record = this.deps.latch.read();
+    if (record && latchApplies(record, settings)) return recordedRefusal(record);
+    if (this.unsaved && latchApplies(this.unsaved, settings)) return recordedRefusal(this.unsaved);
+    return null;
   }
 
-  private async open(settings: ChipSettings): Promise<Chip> {
+  /**
+   * `localsign chip:retry-pin`: the operator says the PIN is fixed. Removes the recorded refusal
+   * (every process, the running service included, tries the PIN once at its next use of the chip)
+   * and returns it, or null when none was recorded.
+   */
+  liftRefusal(): PinLatchRecord | null {
+    const record = this.deps.latch.read();
+    if (record) this.deps.latch.write(null);
+    this.unsaved = null;
+    return record;
+  }
+
+  /** An open succeeded: a record that no longer applies (the operator acted) is removed. */
+  private forgetStale(settings: ChipSettings): void {
+    this.unsaved = null;
+    const record = this.deps.latch.read();
+    if (record && !latchApplies(record, settings)) {
+      try {
+        this.deps.latch.write(null);
+      } catch {
+        // A stale record shuts nothing; it goes with the next write that succeeds.
+      }
+    }
+  }
+
+  private async open(settings: ChipSettings, attempt: Attempt): Promise<Chip> {
     if (settings.kind === 'soft') return createSoftChip(this.deps.softChipPath, (task, o) => this.deps.runTask(task, o));
     const bridge = await import('./pkcs11');
     const openOne = (tokenLabel: string | null, source: ChipPinSource): Promise<Chip> => {
       const options: Pkcs11ChipOptions = {
         modulePath: settings.module,
         tokenLabel: tokenLabel ?? undefined,
-        // A PIN pad or a PIN per request log in when a signature needs it; a stored PIN is read at each login.
-        pin: source.pin_pad ? 'pad' : source.pin_per_request ? 'per-request' : () => readPin(source, this.deps.readVar),
+        // A PIN pad or a PIN per request log in when a signature needs it; a stored PIN is read at
+        // each login, and not at all while a refusal recorded by another process applies.
+        pin: source.pin_pad ? 'pad' : source.pin_per_request ? 'per-request' : () => this.storedPin(source, attempt),
+        ...(source.pin_per_request ? { tries: this.pinTries.forToken(tokenKey(settings.module, tokenLabel)) } : {}),
       };
       return this.deps.openPkcs11 ? this.deps.openPkcs11(options) : bridge.createPkcs11Chip(options);
     };
@@ -134,11 +187,24 @@ export class ChipProvider {
 
   /**
    * The error to hand on for `error`; a refused PIN becomes the operator's message and, when
-   * `current`, latches the provider.
+   * `current` (the settings in use, not ones replaced meanwhile), is recorded in the config dir.
    */
-  private refused(error: unknown, attempt: Omit<Rejection, 'cause'>, current: boolean): unknown {
+  private refused(error: unknown, attempt: Attempt, current: boolean): unknown {
     if (!isPinRejection(error)) return error;
-    if (current) this.rejection = { ...attempt, cause: error };
+    if (current && !this.latched(attempt.settings)) {
+      const record: PinLatchRecord = {
+        settings: settingsDigest(attempt.settings),
+        pin_files: attempt.pinFiles,
+        reason: error.message,
+        code: error.code,
+        at: (this.deps.now?.() ?? new Date()).toISOString(),
+      };
+      try {
+        this.deps.latch.write(record);
+      } catch {
+        this.unsaved = record; // the config dir refused the write: this process holds it
+      }
+    }
     return pinRejectedError(error, attempt.settings);
   }
 
@@ -146,7 +212,7 @@ export class ChipProvider {
    * The token may refuse the PIN after the chip opened (a reconnect after the session was lost,
    * with the PIN changed meanwhile): latch then too, and drop the chip.
    */
-  private watch(chip: Chip, attempt: Omit<Rejection, 'cause'>, current: () => boolean): Chip {
+  private watch(chip: Chip, attempt: Attempt, current: () => boolean): Chip {
     if (chip.kind === 'soft') return chip;
     let rejected: (ChipError & PinRejection) | null = null;
     const guard = <T>(call: () => Promise<T>): Promise<T> => {
@@ -160,7 +226,7 @@ export class ChipProvider {
           this.chip = null;
           void chip.close().catch(() => undefined);
         }
-        throw this.refused(error, { ...attempt, mark: this.operatorMark(attempt.settings) }, latch);
+        throw this.refused(error, attempt, latch);
       });
     };
     const recoverable = chip.signRecoverable?.bind(chip);
@@ -176,20 +242,12 @@ export class ChipProvider {
     };
   }
 
-  /**
-   * What changes when the operator acts outside this process: a sync or init elsewhere writes a
-   * new `synced_at`; editing the PIN file changes its stat. Read at each open and, while a PIN is
-   * refused, at each request.
-   */
-  private operatorMark(settings: ChipSettings): string {
-    const synced = this.deps.syncedAt?.() ?? '';
-    if (settings.kind !== 'pkcs11' || !settings.pin_file) return synced;
-    try {
-      const s = statSync(settings.pin_file, { throwIfNoEntry: false });
-      return `${synced}|${s ? `${s.ino}:${s.size}:${s.mtimeMs}` : 'missing'}`;
-    } catch {
-      return `${synced}|unreadable`;
-    }
+  /** The stored PIN for one login, noting the PIN files it was read with. */
+  private storedPin(source: ChipPinSource, attempt: Attempt): string {
+    const refused = this.latched(attempt.settings);
+    if (refused) throw refused;
+    attempt.pinFiles = pinFilesMark(attempt.settings);
+    return readPin(source, this.deps.readVar);
   }
 
   async close(): Promise<void> {
@@ -198,6 +256,11 @@ export class ChipProvider {
     this.opened = null;
     if (chip) await chip.then((c) => c.close()).catch(() => undefined);
   }
+}
+
+/** A token as the `chip_pin` counts know it: its module and its label as configured (none: the one token there). */
+function tokenKey(module: string, label: string | null): string {
+  return `${module}\u0000${label ?? ''}`;
 }
 
 /** The PIN is read when needed from the place the operator chose, and never stored elsewhere. */

@@ -33,6 +33,11 @@ export interface SignOptions {
    * logins only, then zeroed by the chip. For a chip set up with `--chip-pin-per-request`.
    */
   pin?: Uint8Array;
+  /**
+   * The application (its wrapper key) a `pin` came from: wrong ones are counted and slowed per
+   * application and per token (pin-tries.ts).
+   */
+  caller?: string;
   /** The request ended (its timeout): a signature not begun is not made; a PIN pad waiting is cancelled. */
   signal?: AbortSignal;
   /**

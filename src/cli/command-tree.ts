@@ -24,6 +24,7 @@ export const mainCommand: CommandDef = defineCommand({
     errors: () => import('./commands/service-lists').then((m) => m.errorsCommand as CommandDef),
     credentials: () => import('./commands/service-lists').then((m) => m.credentialsCommand as CommandDef),
     designs: () => import('./commands/service-lists').then((m) => m.designsCommand as CommandDef),
+    'chip:retry-pin': () => import('./commands/chip').then((m) => m.chipRetryPinCommand as CommandDef),
     'design:list': () => import('./commands/design').then((m) => m.designListCommand as CommandDef),
     'design:add': () => import('./commands/design').then((m) => m.designAddCommand as CommandDef),
     'design:remove': () => import('./commands/design').then((m) => m.designRemoveCommand as CommandDef),

@@ -76,12 +76,23 @@ function list(value: string | undefined): string[] | undefined {
 }
 
 /**
- * The environment of a child process the service starts (a PDF worker): the service's own, with
- * `extra` added; NODE_OPTIONS is appended to, so an operator's options stay.
+ * What a worker may see of the environment: the names the runtime itself reads (the time zone and
+ * locale for ICU, a runtime's ICU data, Windows' system folder), nothing else. Workers read no
+ * setting: the chip PIN variable (`--chip-pin-env`), LOCALSIGN_SECRET, proxy credentials in
+ * HTTPS_PROXY and whatever else the service was started with stay with the service.
  */
-export function childEnvironment(extra: { NODE_OPTIONS?: string }, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env };
-  if (extra.NODE_OPTIONS) out.NODE_OPTIONS = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ${extra.NODE_OPTIONS}` : extra.NODE_OPTIONS;
+const WORKER_VARIABLES = new Set(['TZ', 'LANG', 'LC_ALL', 'NODE_ICU_DATA', 'SYSTEMROOT', 'WINDIR']);
+
+/**
+ * The environment of a worker (a signing thread, a PDF worker process): the WORKER_VARIABLES the
+ * service has, and `extra`. An operator's NODE_OPTIONS is not passed on: a PDF worker gets its
+ * own (heap limit, permissions), and a `--require` hook would run beside strangers' documents.
+ */
+export function workerEnvironment(extra: { NODE_OPTIONS?: string } = {}, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  // Names compared in upper case: Windows' own are SystemRoot and windir.
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && WORKER_VARIABLES.has(name.toUpperCase())) out[name] = value;
+  if (extra.NODE_OPTIONS) out.NODE_OPTIONS = extra.NODE_OPTIONS;
   return out;
 }
 

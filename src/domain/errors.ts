@@ -107,10 +107,13 @@ export function isStorageError(value: unknown): value is StorageError {
   return value instanceof StorageError;
 }
 
-/** An application key over its rate limit (429); `retryAfterSeconds` goes to Retry-After (RFC 9110 §10.2.3). */
+/**
+ * An application key over its rate limit, or sending a `chip_pin` before its wait after a wrong
+ * one is over (type `chip_pin`): 429; `retryAfterSeconds` goes to Retry-After (RFC 9110 §10.2.3).
+ */
 export class RateLimitedError extends LocalsignError {
-  constructor(message: string, readonly retryAfterSeconds: number) {
-    super('rate_limited', message, { type: 'rate_limit' });
+  constructor(message: string, readonly retryAfterSeconds: number, type: 'rate_limit' | 'chip_pin' = 'rate_limit') {
+    super('rate_limited', message, { type });
   }
 }
 

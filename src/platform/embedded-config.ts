@@ -1,4 +1,5 @@
 import { newUuid } from '../config/ids';
+import type { PinLatchRecord } from '../chip/pin-latch';
 import type { ChipKeyAlgorithm, ChipSettings } from '../chip/types';
 import { JsonCollection } from '../store/json-collection';
 import type { CachedDesign } from '../store/catalog-types';
@@ -16,6 +17,11 @@ export interface EmbeddedConfig {
    * its signer certificates name: the service serves it there and B-LT reads it in-process.
    */
   demo_crl?: { url: string; der_base64: string };
+  /**
+   * The token refused the stored PIN (chip/pin-latch.ts): no process presents it again until the
+   * operator acts (`chip:retry-pin` removes it; `init` writes the chip settings without it).
+   */
+  chip_pin_refused?: PinLatchRecord;
 }
 
 export function embeddedConfigFile(path: string, lockPath: string): JsonCollection<EmbeddedConfig> {

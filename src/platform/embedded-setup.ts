@@ -42,6 +42,8 @@ export function configureEmbeddedChip(o: { embedded: JsonCollection<EmbeddedConf
   o.embedded.update((cfg) => {
     if (!sameChip(cfg.chip, o.chip)) cfg.credentials = {};
     cfg.chip = o.chip;
+    // `init` is the operator's act: the chip is tried again (a failed init restores the old file).
+    delete cfg.chip_pin_refused;
     if (cfg.designs.length === 0) {
       const demo = createDefaultDesigns();
       cfg.designs = demo.designs;

@@ -34,6 +34,11 @@ export interface AcceptDeps {
   jobs: JobRunner;
   log: Logger;
   now: () => Date;
+  /**
+   * A request bringing `chip_pin`: throws the 429 while its application, or anyone, must still wait
+   * after wrong ones on the credential's token (chip/pin-tries.ts), before anything else is done.
+   */
+  chipPinMayTry?: (credential: CachedCredential, callerKey: string) => void;
 }
 
 export interface PadesSignInput {
@@ -69,15 +74,17 @@ export interface EvmSignInput {
 
 /**
  * CONTRACT `chip_pin`: only for a chip credential whose chip keeps no PIN, and then required
- * (issue 16). Messages never carry the PIN.
+ * (issue 16); refused with 429 while wrong ones from this application, or on this card, are
+ * slowed (chip/pin-tries.ts). Messages never carry the PIN.
  */
-function checkChipPin(credential: CachedCredential, pin: Uint8Array | null): void {
+function checkChipPin(deps: AcceptDeps, credential: CachedCredential, pin: Uint8Array | null, caller: WrapperRecord): void {
   if (pin === null) {
     if (credential.pin_per_request) throw new InvalidInputError(`credential_key ${credential.credential_key} is on a chip that keeps no PIN: send the signatory's chip_pin`);
     return;
   }
   if (credential.engine !== 'chip') throw new InvalidInputError(`chip_pin is only for chip credentials; ${credential.credential_key} is signed by the platform`);
   if (!credential.pin_per_request) throw new InvalidInputError(`the chip of credential_key ${credential.credential_key} has its PIN configured (or a PIN pad): chip_pin is not taken`);
+  deps.chipPinMayTry?.(credential, caller.key);
 }
 
 /**
@@ -167,7 +174,7 @@ async function acceptPadesRequest(deps: AcceptDeps, input: PadesSignInput, calle
   assertCredentialAllowed(caller, input.credentialKey);
   const cache = deps.cache();
   const credential = findCredential(cache, input.credentialKey, 'pades');
-  checkChipPin(credential, input.chipPin);
+  checkChipPin(deps, credential, input.chipPin, caller);
   const design = resolveDesign(cache, credential, input);
   const { pdf, repairs } = await input.pdf();
   const level = input.level ?? deps.pades.defaultLevel;
@@ -226,7 +233,7 @@ export function acceptEvm(deps: AcceptDeps, input: EvmSignInput, caller: Wrapper
     deps.quota.check(caller.key, deps.now().getTime());
     assertCredentialAllowed(caller, input.credentialKey);
     const credential = findCredential(deps.cache(), input.credentialKey, 'evm');
-    checkChipPin(credential, input.chipPin);
+    checkChipPin(deps, credential, input.chipPin, caller);
     const { entry, durable } = deps.registry.begin({
       kind: 'blockchain',
       credentialKey: credential.credential_key,

@@ -21,6 +21,8 @@ export type SignatureRequest = {
   resumed: boolean;
   /** The request's own chip PIN (`chip_pin`), when it brought one. */
   pin?: Uint8Array;
+  /** The application that sent the request (its key): wrong `chip_pin` values are slowed per application. */
+  caller?: string;
   /**
    * Called at the last moment the signature can still be refused (right before C_Sign); it throws
    * when the request has ended. Once it returns the signature will exist (JobRun.signing).

@@ -57,7 +57,7 @@ export class DocumentWork {
       name: 'PDF worker',
       workers: limits.workers,
       // A worker ended while it wrote a large answer leaves a .part file: removed when it has exited.
-      start: entry ? processStarter(entry, limits.heapMb, { exited: (pid) => void removePartials(limits.scratchDir(), pid) }) : null,
+      start: entry ? processStarter(entry, { heapMb: limits.heapMb, scratchDir: limits.scratchDir, exited: (pid) => void removePartials(limits.scratchDir(), pid) }) : null,
       // Loaded on first use: the engine (pdf-lib, fontkit) is not part of start-up.
       inline: async (task) => (await import('./document-tasks')).runDocumentTask(task),
       // One task at a time per worker: a task over a limit ends its worker, and nothing else

@@ -9,6 +9,11 @@ export type WorkerEntry = { kind: 'file'; path: string } | { kind: 'code'; code:
 export interface ProcessEntry {
   command: string;
   args: string[];
+  /**
+   * The script it runs, whose folder (with the vendor bundle beside it) it must read; none for
+   * the single executable, whose code is inside it (sandbox.ts).
+   */
+  script?: string;
 }
 
 /** The argument that makes the service bundle or the single executable a PDF worker process (src/main.ts). */
@@ -65,5 +70,5 @@ export function resolvePdfProcessEntry(): ProcessEntry | null {
   if (!BUNDLED) return null;
   if (isSea() || typeof __filename !== 'string') return { command: process.execPath, args: [PDF_WORKER_ARG] };
   const beside = join(dirname(__filename), WORKER_BUNDLES.pdf);
-  return existsSync(beside) ? { command: process.execPath, args: [beside] } : { command: process.execPath, args: [__filename, PDF_WORKER_ARG] };
+  return existsSync(beside) ? { command: process.execPath, args: [beside], script: beside } : { command: process.execPath, args: [__filename, PDF_WORKER_ARG], script: __filename };
 }

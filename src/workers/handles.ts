@@ -11,9 +11,11 @@
  * of the single executable alike). A child process with `--max-old-space-size` dies alone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { childEnvironment } from '../config/env';
+import { workerEnvironment } from '../config/env';
 import type { ProcessEntry, WorkerEntry } from './entry';
+import { nodeOptionsValue, pdfWorkerOptions } from './sandbox';
 
 /**
  * A PDF worker whose resident memory is above this after a task asks to be replaced (pool.ts
@@ -43,11 +45,15 @@ export interface WorkerHandle {
 
 export type StartWorker = (events: WorkerEvents) => WorkerHandle;
 
-/** A worker thread running `entry` with `role` (workers/pool.ts serveWorker on the other side). */
+/**
+ * A worker thread running `entry` with `role` (workers/pool.ts serveWorker on the other side). Its
+ * `process.env` is its own copy, holding only what the runtime reads: a thread shares the
+ * service's memory, but code that lists the environment finds no chip PIN variable there.
+ */
 export function threadStarter(entry: NonNullable<WorkerEntry>, role: string): StartWorker {
   return (events) => {
-    const workerData = { role };
-    const worker = entry.kind === 'file' ? new Worker(entry.path, { workerData }) : new Worker(entry.code, { eval: true, workerData });
+    const options = { workerData: { role }, env: workerEnvironment() };
+    const worker = entry.kind === 'file' ? new Worker(entry.path, options) : new Worker(entry.code, { ...options, eval: true });
     worker.on('online', () => events.ready());
     worker.on('message', (m) => events.message(m));
     worker.on('error', (error: Error) => events.gone({ message: error.message.split('\n')[0]!.slice(0, 200), cause: error }));
@@ -65,14 +71,17 @@ export function threadStarter(entry: NonNullable<WorkerEntry>, role: string): St
 const OUT_OF_MEMORY = /heap out of memory|Allocation failed|Reached heap limit/i;
 
 /**
- * A child process running `entry`, its V8 heap limited to `heapMb` (NODE_OPTIONS, which the
- * single executable honours as node does), talking over the IPC channel with V8 serialization
- * (typed arrays and dates survive). It ends with its parent: its channel closes, and it exits.
+ * A child process running `entry`, its V8 heap limited to `heapMb`, fenced by Node's permission
+ * model to its own bundle's folder and the scratch folder, with an environment holding no secret
+ * (sandbox.ts; all in NODE_OPTIONS, which the single executable honours as node does), talking
+ * over the IPC channel with V8 serialization (typed arrays and dates survive). It ends with its
+ * parent: its channel closes, and it exits.
  */
-export function processStarter(entry: ProcessEntry, heapMb: number, o: { exited?: (pid: number) => void } = {}): StartWorker {
+export function processStarter(entry: ProcessEntry, o: { heapMb: number; scratchDir: () => string; exited?: (pid: number) => void }): StartWorker {
   return (events) => {
+    const options = pdfWorkerOptions({ heapMb: o.heapMb, nodeVersion: process.versions.node, readFolders: entry.script ? [dirname(entry.script)] : [], scratch: o.scratchDir() });
     const child: ChildProcess = spawn(entry.command, entry.args, {
-      env: childEnvironment({ NODE_OPTIONS: `--max-old-space-size=${heapMb}` }),
+      env: workerEnvironment({ NODE_OPTIONS: nodeOptionsValue(options) }),
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'advanced',
       windowsHide: true,

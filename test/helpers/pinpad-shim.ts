@@ -1,6 +1,9 @@
 /**
  * The PIN-pad shim (issue 16): a PKCS#11 module built from `pinpad-shim/pinpad-shim.c` with the
- * machine's gcc, which puts SoftHSM2 behind a simulated PIN-pad reader. The token reports
+ * machine's gcc, which puts SoftHSM2 behind a simulated reader. Without a keypad file
+ * (`cardEnv`) it is a plain reader whose card reports the PIN state a test sets
+ * (`setTokenFlags`: CKF_USER_PIN_COUNT_LOW, FINAL_TRY, LOCKED, which SoftHSM2 never sets; issue
+ * 31). With one (`pinpadEnv`) the reader has a PIN pad: the token reports
  * CKF_PROTECTED_AUTHENTICATION_PATH, C_Login must come with a NULL PIN, and the "person at the
  * pad" is a file: `type(file, pin)` types, `type(file, NEVER)` or no file at all is a person who
  * never types (the login waits until its session is closed, then CKR_FUNCTION_CANCELED);
@@ -15,6 +18,7 @@
  *   `pad user=<n> rv=0x<hex>`                what that login returned (0x50: cancelled)
  *   `C_Login user=<n> pin=NON-NULL rv=0x7`   a PIN sent by the host, refused
  *   `C_Sign rv=0x<hex>` (` length-only` when pSignature was NULL)
+ *   `C_Login user=<n> pin=HOST rv=0x<hex>`  without a pad: the host's PIN, forwarded
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -110,6 +114,28 @@ export function pinpadEnv(realModule: string, keypadFile: string, logFile?: stri
     PINPAD_SHIM_KEYPAD: keypadFile,
     ...(logFile === undefined ? {} : { PINPAD_SHIM_LOG: logFile }),
   };
+}
+
+/** CK_TOKEN_INFO.flags bits of the user PIN's state (PKCS#11 v2.40 §3.2, table 8). */
+export const PIN_FLAGS = { COUNT_LOW: 0x10000, FINAL_TRY: 0x20000, LOCKED: 0x40000 } as const;
+
+/**
+ * Environment for a process whose chip module is the shim in front of `realModule`, as a reader
+ * without a PIN pad: C_Login is the real module's, and the card adds the flags in `flagsFile`.
+ */
+export function cardEnv(realModule: string, flagsFile: string, logFile?: string): NodeJS.ProcessEnv {
+  return {
+    PINPAD_SHIM_MODULE: realModule,
+    PINPAD_SHIM_FLAGS: flagsFile,
+    ...(logFile === undefined ? {} : { PINPAD_SHIM_LOG: logFile }),
+  };
+}
+
+/** From now on the card reports `flags` besides its own (0: only its own); read at each C_GetTokenInfo. */
+export function setTokenFlags(flagsFile: string, flags: number): void {
+  const temporary = join(dirname(flagsFile), `.${basename(flagsFile)}.${process.pid}.tmp`);
+  writeFileSync(temporary, `0x${flags.toString(16)}\n`);
+  renameSync(temporary, flagsFile);
 }
 
 /**

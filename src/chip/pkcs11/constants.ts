@@ -43,5 +43,14 @@ export const CKU_CONTEXT_SPECIFIC = 2;
 /** CK_TOKEN_INFO.flags: the reader takes the PIN itself (a PIN pad); C_Login gets a NULL PIN (v2.40 §5.6). */
 export const CKF_PROTECTED_AUTHENTICATION_PATH = 0x100n;
 
+/**
+ * CK_TOKEN_INFO.flags about the user PIN (v2.40 §3.2, table 8): a wrong PIN was entered since the
+ * last right one (COUNT_LOW), the next wrong one locks it (FINAL_TRY), it is locked (LOCKED).
+ * Tokens without a retry counter report none of them.
+ */
+export const CKF_USER_PIN_COUNT_LOW = 0x10000n;
+export const CKF_USER_PIN_FINAL_TRY = 0x20000n;
+export const CKF_USER_PIN_LOCKED = 0x40000n;
+
 /** CK_TOKEN_INFO.label: 32 bytes, blank padded, not NUL-terminated (v2.40 §3.2). */
 export const TOKEN_LABEL_LENGTH = 32;

@@ -8,6 +8,9 @@
  * - the reader's PIN pad: C_Login with a NULL PIN when a signature first needs it, the person
  *   typing on the reader meanwhile (the request stays PENDING; its timeout cancels the wait);
  * - a PIN per request (`chip_pin`): the session logs in for one signature and out after it.
+ * Before a login for one signature the token's flags are read: no PIN goes to a locked card, nor a
+ * `chip_pin` to one whose next wrong PIN locks it (pin-flags.ts); wrong `chip_pin` values are
+ * counted and slowed per application and per token (../pin-tries.ts).
  * A key marked CKA_ALWAYS_AUTHENTICATE gets C_Login(CKU_CONTEXT_SPECIFIC) after every C_SignInit,
  * with the same PIN (or the pad again).
  */
@@ -20,6 +23,8 @@ import { bytesEqual } from '../../der/der';
 import { readKeyInventory } from './key-inventory';
 import { acquirePkcs11Module, type Pkcs11Module } from './module-registry';
 import { isPinRejection } from '../pin-rejection';
+import type { TokenPinTries } from '../pin-tries';
+import { afterRefusalNote, loginRefusal, type PinState } from './pin-flags';
 import { isSessionLost, Pkcs11CallError } from './return-codes';
 import { SerialQueue } from './serial-queue';
 import { TokenNotPresentError } from './token-discovery';
@@ -37,6 +42,8 @@ export interface Pkcs11ChipOptions {
   /** CK_TOKEN_INFO.label of the token; optional when exactly one token is present. */
   tokenLabel?: string;
   pin: Pkcs11PinSource;
+  /** With a PIN per request: this token's count of wrong `chip_pin` values (kept by the provider across reopens). */
+  tries?: TokenPinTries;
 }
 
 interface KeyRef {
@@ -78,6 +85,8 @@ class Pkcs11Chip implements Chip {
    */
   readonly #refusedPins = new Set<string>();
   readonly #pinKey = randomBytes(32);
+  /** The token's PIN state right after it refused a `chip_pin`, for that refusal's message. */
+  #stateAfterRefusal: PinState | null = null;
 
   constructor(module: Pkcs11Module, options: Pkcs11ChipOptions) {
     this.#module = module;
@@ -106,7 +115,7 @@ class Pkcs11Chip implements Chip {
   }
 
   signDigest(keyId: string, digest: Uint8Array, options: SignOptions = {}): Promise<Uint8Array> {
-    const { signal, pin, onSigning } = options;
+    const { signal, pin, onSigning, caller } = options;
     if (digest.length !== 32) {
       return Promise.reject(new ChipError(`digest must be 32 bytes (SHA-256 or keccak256), got ${digest.length}`));
     }
@@ -130,7 +139,7 @@ class Pkcs11Chip implements Chip {
       try {
         const user = this.#userSecret(pin);
         if (user && !this.#loggedIn) {
-          await session.login(user);
+          await this.#logInForSignature(session, user, caller ?? '');
           this.#loggedIn = this.#options.pin === 'pad';
           this.#keys = null; // private keys become visible with the login
         }
@@ -189,6 +198,30 @@ class Pkcs11Chip implements Chip {
     return () => Buffer.from(source(), 'utf8');
   }
 
+  /**
+   * The login of a PIN pad or a request's `chip_pin` (a stored PIN logs in when the session
+   * opens). A `chip_pin` waits its turn after wrong ones (pin-tries.ts), and neither is presented
+   * when the token's flags say it is locked or, for a `chip_pin`, that one more wrong PIN locks it.
+   */
+  async #logInForSignature(session: TokenSession, user: LoginSecret, caller: string): Promise<void> {
+    const who = this.#options.pin === 'pad' ? 'pad' : 'chip_pin';
+    const tries = who === 'chip_pin' ? this.#options.tries : undefined;
+    tries?.check(caller);
+    const state = await session.pinState();
+    const refusal = state && loginRefusal(state, who, session.label);
+    if (refusal) throw refusal;
+    try {
+      await session.login(user);
+    } catch (error) {
+      if (who === 'chip_pin' && isPinRejection(error)) {
+        tries?.failed(caller);
+        this.#stateAfterRefusal = await session.pinState().catch(() => null);
+      }
+      throw error;
+    }
+    tries?.succeeded(caller);
+  }
+
   #pinMark(pin: Uint8Array): string {
     return createHmac('sha256', this.#pinKey).update(pin).digest('hex');
   }
@@ -210,7 +243,9 @@ class Pkcs11Chip implements Chip {
       return error;
     }
     const who = pin ? 'chip_pin' : 'the PIN typed on the reader';
-    return new ChipError(`the card refused ${who} (${error.code}); ${pin ? 'send the right one' : 'type it again'} with the next request`, { cause: error });
+    const note = pin ? afterRefusalNote(this.#stateAfterRefusal) : '';
+    this.#stateAfterRefusal = null;
+    return new ChipError(`the card refused ${who} (${error.code}); ${pin ? 'send the right one' : 'type it again'} with the next request${note}`, { cause: error });
   }
 
   #remember(entries: Awaited<ReturnType<typeof readKeyInventory>>): void {

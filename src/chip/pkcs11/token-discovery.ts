@@ -20,6 +20,8 @@ export interface TokenRef {
   label: string;
   /** CKF_PROTECTED_AUTHENTICATION_PATH: a PIN pad on the reader (the person types the PIN there). */
   pinPad: boolean;
+  /** CK_TOKEN_INFO.flags when the token was found (the user PIN's state among them: pin-flags.ts). */
+  flags: bigint;
 }
 
 async function listSlots(api: Pkcs11Api): Promise<bigint[]> {
@@ -43,24 +45,36 @@ async function listSlots(api: Pkcs11Api): Promise<bigint[]> {
   }
 }
 
-/** The token's label and PIN-pad flag, or null when the slot holds no usable (initialised) token. */
-async function readToken(api: Pkcs11Api, slot: bigint): Promise<{ label: string; pinPad: boolean } | null> {
+/** CK_TOKEN_INFO of `slot`: its label and flags, or null when C_GetTokenInfo fails (the token went). */
+async function readTokenInfo(api: Pkcs11Api, slot: bigint): Promise<{ label: string; flags: bigint } | null> {
   const arena = api.arena();
   try {
     const info = arena.alloc(TOKEN_INFO_SIZE);
     const rv = await api.call('C_GetTokenInfo', slot, info);
-    if (rv !== 0) return null; // token pulled between C_GetSlotList and here: not present
+    if (rv !== 0) return null;
     // CK_TOKEN_INFO: label[32], manufacturerID[32], model[16], serialNumber[16], then flags
     // (v2.40 §3.2); the char arrays need no padding, so flags sits at offset 96 on every ABI.
-    // A slot with an uninitialised token (SoftHSM2 always shows one free slot) holds no keys.
     const flags = arena.readUlong(info, TOKEN_FLAGS_OFFSET);
-    if ((flags & CKF_TOKEN_INITIALIZED) === 0n) return null;
     // The label is 32 UTF-8 bytes, blank padded, not NUL-terminated.
     const raw = Buffer.from(arena.read(info, TOKEN_LABEL_LENGTH));
-    return { label: raw.toString('utf8').replace(/[\s\0]+$/u, ''), pinPad: (flags & CKF_PROTECTED_AUTHENTICATION_PATH) !== 0n };
+    return { label: raw.toString('utf8').replace(/[\s\0]+$/u, ''), flags };
   } finally {
     arena.free();
   }
+}
+
+/** The token's flags now (CK_TOKEN_INFO.flags), or null when it does not answer. */
+export async function readTokenFlags(api: Pkcs11Api, slot: bigint): Promise<bigint | null> {
+  return (await readTokenInfo(api, slot))?.flags ?? null;
+}
+
+/** The token's label and flags, or null when the slot holds no usable (initialised) token. */
+async function readToken(api: Pkcs11Api, slot: bigint): Promise<Omit<TokenRef, 'slot'> | null> {
+  const info = await readTokenInfo(api, slot);
+  // Token pulled between C_GetSlotList and here: not present. A slot with an uninitialised token
+  // (SoftHSM2 always shows one free slot) holds no keys.
+  if (!info || (info.flags & CKF_TOKEN_INITIALIZED) === 0n) return null;
+  return { label: info.label, pinPad: (info.flags & CKF_PROTECTED_AUTHENTICATION_PATH) !== 0n, flags: info.flags };
 }
 
 /** Every initialised token present now, in slot order. */

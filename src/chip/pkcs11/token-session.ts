@@ -8,7 +8,8 @@ import type { Pkcs11Api } from './bindings';
 import { CKF_SERIAL_SESSION, CKU_CONTEXT_SPECIFIC, CKU_USER } from './constants';
 import type { Pkcs11Module } from './module-registry';
 import type { NativeArena } from './native-memory';
-import { findToken } from './token-discovery';
+import { loginRefusal, pinStateOf, type PinState } from './pin-flags';
+import { findToken, readTokenFlags } from './token-discovery';
 import { CKR_BUFFER_TOO_SMALL, CKR_USER_ALREADY_LOGGED_IN, check } from './return-codes';
 
 export type TemplateValue = { type: number } & ({ ulong: number } | { bool: boolean } | { bytes: Uint8Array });
@@ -30,24 +31,31 @@ export class TokenSession {
   /** The reader has a PIN pad (CKF_PROTECTED_AUTHENTICATION_PATH). */
   readonly pinPad: boolean;
   readonly #api: Pkcs11Api;
+  readonly #slot: bigint;
   readonly #handle: bigint;
   #closed = false;
   #spoiled = false;
 
-  private constructor(api: Pkcs11Api, label: string, pinPad: boolean, handle: bigint) {
+  private constructor(api: Pkcs11Api, token: { label: string; pinPad: boolean; slot: bigint }, handle: bigint) {
     this.#api = api;
-    this.label = label;
-    this.pinPad = pinPad;
+    this.label = token.label;
+    this.pinPad = token.pinPad;
+    this.#slot = token.slot;
     this.#handle = handle;
   }
 
   /**
    * Finds the token and opens a serial read-only session; logs the user in with `user` unless it
-   * is null (a chip whose PIN comes with each request logs in per signature).
+   * is null (a chip whose PIN comes with each request logs in per signature). A stored PIN is not
+   * presented to a token whose flags say the next wrong one locks it, or that is locked.
    */
   static async open(module: Pkcs11Module, tokenLabel: string | undefined, user: LoginSecret | null): Promise<TokenSession> {
     const api = module.api;
     const token = await findToken(api, tokenLabel);
+    if (user !== null) {
+      const refusal = loginRefusal(pinStateOf(token.flags), user === 'pad' ? 'pad' : 'stored', token.label);
+      if (refusal) throw refusal;
+    }
     const arena = api.arena();
     let handle: bigint;
     try {
@@ -57,7 +65,7 @@ export class TokenSession {
     } finally {
       arena.free();
     }
-    const session = new TokenSession(api, token.label, token.pinPad, handle);
+    const session = new TokenSession(api, token, handle);
     if (user === null) return session;
     try {
       await session.login(user);
@@ -91,6 +99,15 @@ export class TokenSession {
     } finally {
       arena.free();
     }
+  }
+
+  /**
+   * The user PIN's state as the token reports it now (one C_GetTokenInfo), or null when it does
+   * not answer (the login that follows then fails on its own).
+   */
+  async pinState(): Promise<PinState | null> {
+    const flags = await readTokenFlags(this.#api, this.#slot);
+    return flags === null ? null : pinStateOf(flags);
   }
 
   /** Ends the user's login (a PIN given per request is not left standing). */

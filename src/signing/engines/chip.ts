@@ -33,7 +33,7 @@ export function chipEngine(deps: ChipEngineDeps): SigningEngine {
       if (request.form === 'cms') {
         const chip = await deps.getChip();
         signal.throwIfAborted(); // the request ended while the chip opened: sign nothing
-        const raw = await chip.signDigest(keyId, request.digest, { pin: request.pin, signal, onSigning: request.onSigning });
+        const raw = await chip.signDigest(keyId, request.digest, { pin: request.pin, caller: request.caller, signal, onSigning: request.onSigning });
         // CKM_ECDSA gives r‖s; a CMS SignerInfo carries ECDSA-Sig-Value (RFC 5753 §7.2).
         const certificate = Buffer.from(credential.certificate_chain![0]!, 'base64');
         return (algorithmOfCertificate(certificate) === 'p256' ? ecdsaRawToDer(raw) : raw) as Signature<R>;
@@ -50,7 +50,7 @@ export function chipEngine(deps: ChipEngineDeps): SigningEngine {
       if (chip.signRecoverable && !request.pin) {
         return (await chip.signRecoverable(keyId, request.digest, publicKey, { signal })) as Signature<R>;
       }
-      const { r, s } = normaliseLowS(await chip.signDigest(keyId, request.digest, { pin: request.pin, signal, onSigning: request.onSigning }));
+      const { r, s } = normaliseLowS(await chip.signDigest(keyId, request.digest, { pin: request.pin, caller: request.caller, signal, onSigning: request.onSigning }));
       const yParity = (await deps.runTask({ op: 'evm-recover', publicKey, digest: request.digest, r, s })) as 0 | 1;
       return { r, s, yParity } as Signature<R>;
     },

@@ -26,6 +26,7 @@ export const runEvmJob: Job<'blockchain'> = async (entry, deps, run) => {
       chainId,
       resumed: run.resumed,
       pin: chipPinOf(entry, run),
+      caller: entry.wrapperKey ?? undefined,
       onSigning: () => run.signing(txHash),
     },
     run.signal,

@@ -121,6 +121,7 @@ export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
       // Only a prepared state on disk means the digest may already be with a remote engine.
       resumed: kept !== null,
       pin,
+      caller: entry.wrapperKey ?? undefined,
       onSigning: () => run.signing(digestHex),
     },
     run.signal,

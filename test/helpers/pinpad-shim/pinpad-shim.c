@@ -1,14 +1,21 @@
 /*
  * pinpad-shim: a PKCS#11 v2.40 module for TESTS that puts a real module (SoftHSM2) behind a
- * simulated PIN-pad reader. See README.md next to this file.
+ * simulated reader: a PIN pad, and a card that reports its PIN's state. See README.md next to
+ * this file.
  *
  *   PINPAD_SHIM_MODULE  the real module, loaded at the first C_GetFunctionList / C_Initialize
- *   PINPAD_SHIM_KEYPAD  a file that plays the person at the pad (read again at each C_Initialize)
+ *   PINPAD_SHIM_KEYPAD  optional: a file that plays the person at the pad; without it the reader
+ *                       has no pad and C_Login is the real module's, logged
+ *   PINPAD_SHIM_FLAGS   optional: a file holding a number (0x20000: CKF_USER_PIN_FINAL_TRY) that
+ *                       C_GetTokenInfo ORs into the token's flags, read again at each call
  *   PINPAD_SHIM_LOG     optional: one line per C_Login and per C_Sign, never a PIN
+ * (the three paths are read again at each C_Initialize)
  *
  * What differs from the real module:
- *   C_GetTokenInfo      CKF_PROTECTED_AUTHENTICATION_PATH is set (v2.40 §4.6 table 11)
- *   C_Login             pPin must be NULL_PTR (v2.40 §5.6: "the PIN is entered on the reader's
+ *   C_GetTokenInfo      with a keypad, CKF_PROTECTED_AUTHENTICATION_PATH is set (v2.40 §4.6
+ *                       table 11); the flags file's bits are added (SoftHSM2 never locks a PIN:
+ *                       it sets CKF_USER_PIN_COUNT_LOW, never FINAL_TRY or LOCKED)
+ *   C_Login             without a keypad: forwarded and logged. With one: pPin must be NULL_PTR (v2.40 §5.6: "the PIN is entered on the reader's
  *                       PIN pad"); a non-NULL pPin is CKR_ARGUMENTS_BAD and never reaches the real
  *                       module. With NULL, the shim waits for the keypad file, then logs in with
  *                       the PIN in it, or returns CKR_FUNCTION_CANCELED once the session is closed
@@ -85,6 +92,7 @@ typedef struct {
 #define CKR_FUNCTION_CANCELED 0x50UL
 #define CKR_CRYPTOKI_NOT_INITIALIZED 0x190UL
 #define CKF_PROTECTED_AUTHENTICATION_PATH 0x100UL
+#define MAX_FLAGS_TEXT 64
 
 /* Functions the shim does not touch are copied as opaque pointers: only the layout matters. */
 typedef void (*ck_opaque_fn)(void);
@@ -197,8 +205,9 @@ static pthread_cond_t state_changed;      /* CLOCK_MONOTONIC; set up once by ini
 static pthread_once_t cond_once = PTHREAD_ONCE_INIT;
 static struct waiter *waiters;
 static unsigned long waiting;             /* how many C_Login calls are inside the wait loop */
-static char *keypad_path;                 /* both read at C_Initialize; guarded by state_lock */
+static char *keypad_path;                 /* the three read at C_Initialize; guarded by state_lock */
 static char *log_path;
+static char *flags_path;
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -347,8 +356,10 @@ static CK_RV shim_C_Initialize(void *pInitArgs) {
   pthread_mutex_lock(&state_lock);
   free(keypad_path);
   free(log_path);
+  free(flags_path);
   keypad_path = env_copy("PINPAD_SHIM_KEYPAD");
   log_path = env_copy("PINPAD_SHIM_LOG");
+  flags_path = env_copy("PINPAD_SHIM_FLAGS");
   pthread_mutex_unlock(&state_lock);
   return real->C_Initialize(pInitArgs);
 }
@@ -366,9 +377,37 @@ static CK_RV shim_C_Finalize(void *pReserved) {
   return real->C_Finalize(pReserved);
 }
 
+/* The number in the flags file (strtoul base 0: "0x20000" or "131072"), 0 without one. */
+static CK_FLAGS read_extra_flags(void) {
+  char path[4096];
+  pthread_mutex_lock(&state_lock);
+  int have = flags_path != NULL && strlen(flags_path) < sizeof path;
+  if (have) strcpy(path, flags_path);
+  pthread_mutex_unlock(&state_lock);
+  if (!have) return 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[MAX_FLAGS_TEXT];
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  return (CK_FLAGS)strtoul(text, NULL, 0);
+}
+
+static int has_keypad(void) {
+  pthread_mutex_lock(&state_lock);
+  int have = keypad_path != NULL;
+  pthread_mutex_unlock(&state_lock);
+  return have;
+}
+
 static CK_RV shim_C_GetTokenInfo(CK_SLOT_ID slotID, CK_TOKEN_INFO *pInfo) {
   CK_RV rv = real->C_GetTokenInfo(slotID, pInfo);
-  if (rv == CKR_OK && pInfo != NULL) pInfo->flags |= CKF_PROTECTED_AUTHENTICATION_PATH;
+  if (rv == CKR_OK && pInfo != NULL) {
+    if (has_keypad()) pInfo->flags |= CKF_PROTECTED_AUTHENTICATION_PATH;
+    pInfo->flags |= read_extra_flags();
+  }
   return rv;
 }
 
@@ -389,14 +428,19 @@ static CK_RV shim_C_CloseAllSessions(CK_SLOT_ID slotID) {
 }
 
 static CK_RV shim_C_Login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UTF8CHAR *pPin, CK_ULONG ulPinLen) {
-  (void)ulPinLen;
+  pthread_once(&cond_once, init_cond);
+  if (!has_keypad()) {
+    /* No pad on this reader: the host's PIN goes to the card as it came. */
+    CK_RV forwarded = real->C_Login(hSession, userType, pPin, ulPinLen);
+    log_line("C_Login user=%lu pin=HOST rv=0x%lx", userType, forwarded);
+    return forwarded;
+  }
   if (pPin != NULL) {
     /* A reader with a PIN pad takes the PIN from its keys, never from the host. */
     log_line("C_Login user=%lu pin=NON-NULL rv=0x%lx", userType, CKR_ARGUMENTS_BAD);
     return CKR_ARGUMENTS_BAD;
   }
   log_line("C_Login user=%lu pin=NULL", userType);
-  pthread_once(&cond_once, init_cond);
 
   CK_SESSION_INFO info;
   CK_RV rv = real->C_GetSessionInfo(hSession, &info);

@@ -1,10 +1,11 @@
 /**
- * Issue 7.4: a PIN the token refuses is presented once, not on every request, so ordinary
- * traffic cannot lock the operator's token. The chip module is OpenSC's pkcs11-spy in front of a
- * SoftHSM2 token, and the spy's log counts the C_Login calls of each process.
+ * Issue 7.4, issue 31: a PIN the token refuses is presented once, not on every request, so
+ * ordinary traffic cannot lock the operator's token. The chip module is OpenSC's pkcs11-spy in
+ * front of a SoftHSM2 token, and the spy's log counts the C_Login calls of each process.
  *
- * The rule: one C_Login per operator act (start of the service, `POST /v1/sync`, `localsign
- * sync` or `init` in another process, a new PIN file); none per request.
+ * The rule: one C_Login per operator act (`localsign chip:retry-pin`, `init`, a PIN file written);
+ * none per request, none per sync (an application's `POST /v1/sync` or `localsign sync`), none
+ * after a restart: the refusal is kept in the config dir.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,8 +72,7 @@ describe('a chip PIN the token refuses', () => {
     token = await createSoftHsmToken({ label: 'pin-token' });
     fixMessage =
       "PIN incorrect on token 'pin-token' (C_Login: CKR_PIN_INCORRECT); no further login will be tried, so that wrong tries do not lock the token: " +
-      `put the right PIN in the file ${pinFile} (or make the token accept the one there) and run \`localsign sync\`; ` +
-      're-running `localsign init` or restarting the service also tries again';
+      `put the right PIN in the file ${pinFile} (the next use of the chip tries it once), or, if the token was made to accept the one there, run \`localsign chip:retry-pin\``;
     const doc = await PDFDocument.create();
     doc.addPage([300, 300]);
     pdfBase64 = Buffer.from(await doc.save()).toString('base64');
@@ -95,8 +95,7 @@ describe('a chip PIN the token refuses', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(
       "PIN incorrect on token 'pin-token' (C_Login: CKR_PIN_INCORRECT); no further login will be tried, so that wrong tries do not lock the token: " +
-        'set the right PIN in the variable LOCALSIGN_CHIP_PIN and restart the service, or make the token accept the one there and run `localsign sync`; ' +
-        're-running `localsign init` also tries again',
+        'set the right PIN in the variable LOCALSIGN_CHIP_PIN and restart the service, then run `localsign chip:retry-pin` (alone, if the token was made to accept the one there)',
     );
     expect(spyCalls(spyLog('init-wrong'), 'C_Login')).toBe(1);
     const sync = runCli(['sync'], { home: home.home, env: env('sync-unpaired') });
@@ -125,37 +124,53 @@ describe('a chip PIN the token refuses', () => {
     expect(spyCalls(spyLog('service'), 'C_Login')).toBe(1);
   });
 
-  it('POST /v1/sync tries once more and answers 502 with the same message; requests stay shut', async () => {
-    const sync = await call('/v1/sync', { method: 'POST' });
-    expect(sync.status).toBe(502);
-    expect(((await sync.json()) as { error: string }).error).toBe(fixMessage);
-    expect(spyCalls(spyLog('service'), 'C_Login')).toBe(2);
+  it('POST /v1/sync, from any application, presents no PIN: 502 with the same message, the chip stays shut', async () => {
+    const other = parseJson<{ key: string; secret: string }>(runCli(['wrapper:create', '--name', 'other', '--json'], { home: home.home }));
+    for (const caller of [call, authed(service!.url, other), call]) {
+      const sync = await caller('/v1/sync', { method: 'POST' });
+      expect(sync.status).toBe(502);
+      expect(((await sync.json()) as { error: string }).error).toBe(fixMessage);
+    }
+    expect(spyCalls(spyLog('service'), 'C_Login')).toBe(1);
     expectAllRefused(await signMany(4));
-    expect(spyCalls(spyLog('service'), 'C_Login')).toBe(2);
+    expect(spyCalls(spyLog('service'), 'C_Login')).toBe(1);
+    expect(((await (await fetch(`${service!.url}/health`)).json()) as { chip?: string }).chip).toBe('pin_rejected');
   });
 
-  it('the operator writes the right PIN and syncs: one more C_Login, and signing works again', async () => {
-    writeFileSync(pinFile, `${token.pin}\n`);
-    const sync = await call('/v1/sync', { method: 'POST' });
-    expect(sync.status).toBe(200);
-    expect(await sync.json()).toMatchObject({ ok: true, credentials: 3 });
-    for (const r of await signMany(6)) expect(r.status, JSON.stringify(r)).toBe('DONE');
-    expect(spyCalls(spyLog('service'), 'C_Login')).toBe(3);
-  });
-
-  it('after a restart: the token is made to accept the PIN in the file, and `localsign sync` from another process reopens the chip', async () => {
-    writeFileSync(pinFile, `${WRONG_PIN}\n`);
+  it('`localsign sync` in another process and a restarted service present no PIN either', async () => {
+    const sync = runCli(['sync'], { home: home.home, env: env('cli-sync-refused') });
+    expect(sync.status).not.toBe(0);
+    expect(sync.stderr).toContain(fixMessage);
+    expect(spyCalls(spyLog('cli-sync-refused'), 'C_Login')).toBe(0);
     await service!.stop();
     await startService('restarted');
-    expectAllRefused(await signMany(6));
-    expect(spyCalls(spyLog('restarted'), 'C_Login')).toBe(1);
+    expectAllRefused(await signMany(4));
+    expect((await call('/v1/sync', { method: 'POST' })).status).toBe(502);
+    expect(spyCalls(spyLog('restarted'), 'C_Login')).toBe(0);
+  });
+
+  it('the token is made to accept the PIN in the file and the operator runs `localsign chip:retry-pin`: one C_Login, signing works at once', async () => {
     // The operator resets the token's PIN with the vendor tool (here OpenSC's pkcs11-tool).
     await token.setUserPin(WRONG_PIN);
-    const sync = runCli(['sync', '--json'], { home: home.home, env: env('cli-sync') });
-    expect(sync.status, sync.stderr).toBe(0);
-    expect(spyCalls(spyLog('cli-sync'), 'C_Login')).toBe(1);
+    const lift = runCli(['chip:retry-pin', '--json'], { home: home.home });
+    expect(lift.status, lift.stderr).toBe(0);
+    expect(parseJson(lift)).toMatchObject({ lifted: true, refused: { code: 'CKR_PIN_INCORRECT', reason: "PIN incorrect on token 'pin-token' (C_Login: CKR_PIN_INCORRECT)" } });
+    for (const r of await signMany(6)) expect(r.status, JSON.stringify(r)).toBe('DONE');
+    expect(spyCalls(spyLog('restarted'), 'C_Login')).toBe(1);
+    expect(parseJson(runCli(['chip:retry-pin', '--json'], { home: home.home }))).toEqual({ lifted: false, refused: null });
+  });
+
+  it('refused again after a restart, the operator writes the right PIN in the file: one C_Login, no command needed', async () => {
+    writeFileSync(pinFile, `${token.pin}\n`); // the token's PIN is WRONG_PIN now
+    await service!.stop();
+    await startService('file-fix');
+    expectAllRefused(await signMany(4));
+    expect(spyCalls(spyLog('file-fix'), 'C_Login')).toBe(1);
+    writeFileSync(pinFile, `${WRONG_PIN}\n`);
     for (const r of await signMany(4)) expect(r.status, JSON.stringify(r)).toBe('DONE');
-    expect(spyCalls(spyLog('restarted'), 'C_Login')).toBe(2);
+    const sync = await call('/v1/sync', { method: 'POST' });
+    expect(sync.status).toBe(200);
+    expect(spyCalls(spyLog('file-fix'), 'C_Login')).toBe(2);
   });
 
   it('never writes the PIN, right or wrong, to the config dir or the service output', () => {

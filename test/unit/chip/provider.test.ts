@@ -1,13 +1,15 @@
 /**
- * Issue 7.4: after the token refused the PIN, the provider opens no chip and tries no login until
- * the operator acts (explicit sync, other settings, a sync elsewhere, a changed PIN file). The
- * token is a fake that counts opens and logins; the real token is in
+ * Issue 7.4, issue 31: after the token refused the PIN, the provider opens no chip and tries no
+ * login until the operator acts (`chip:retry-pin`, other settings, a changed PIN file); a sync is
+ * not such an act, and the refusal, kept in the config dir, holds for every process and across a
+ * restart. The token is a fake that counts opens and logins; the real token is in
  * test/integration/chip-api/pin-rejection.test.ts.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { PinLatchRecord, PinLatchStore } from '../../../src/chip/pin-latch';
 import type { Pkcs11ChipOptions } from '../../../src/chip/pkcs11';
 import { Pkcs11CallError } from '../../../src/chip/pkcs11/return-codes';
 import type { Chip, ChipSettings } from '../../../src/chip/types';
@@ -52,12 +54,25 @@ function fakeToken(tokenPin: string) {
   return { state, open };
 }
 
-function provider(token: ReturnType<typeof fakeToken>, o: { vars?: Record<string, string>; syncedAt?: () => string | null } = {}) {
+/** The config dir's record, shared by every provider (process) made over it. */
+function latchStore(): PinLatchStore & { record: PinLatchRecord | null } {
+  return {
+    record: null,
+    read() {
+      return this.record;
+    },
+    write(record) {
+      this.record = record;
+    },
+  };
+}
+
+function provider(token: ReturnType<typeof fakeToken>, o: { vars?: Record<string, string>; latch?: PinLatchStore } = {}) {
   return new ChipProvider({
     softChipPath: join(dir, 'soft-chip.json'),
     runTask: () => Promise.reject(new Error('no soft chip here')),
     readVar: (name) => o.vars?.[name],
-    syncedAt: o.syncedAt,
+    latch: o.latch ?? latchStore(),
     openPkcs11: token.open,
   });
 }
@@ -80,8 +95,7 @@ async function failure(promise: Promise<unknown>, token: ReturnType<typeof fakeT
 
 const ENV_MESSAGE =
   "PIN incorrect on token 'T' (C_Login: CKR_PIN_INCORRECT); no further login will be tried, so that wrong tries do not lock the token: " +
-  'set the right PIN in the variable CHIP_PIN and restart the service, or make the token accept the one there and run `localsign sync`; ' +
-  're-running `localsign init` also tries again';
+  'set the right PIN in the variable CHIP_PIN and restart the service, then run `localsign chip:retry-pin` (alone, if the token was made to accept the one there)';
 
 describe('ChipProvider after the token refused the PIN', () => {
   it('logs in once for 10 requests, and every request fails at once with the fix named', async () => {
@@ -93,20 +107,21 @@ describe('ChipProvider after the token refused the PIN', () => {
     expect(token.state).toMatchObject({ opens: 1, logins: 1 });
   });
 
-  it('an explicit sync tries once more: refused again, it stays shut', async () => {
+  it('chip:retry-pin tries once more: refused again, it stays shut', async () => {
     const token = fakeToken(RIGHT);
     const chips = provider(token, { vars: { CHIP_PIN: WRONG } });
     await failure(chips.get(envSettings), token);
-    chips.forgetPinRejection();
+    expect(chips.liftRefusal()).toMatchObject({ code: 'CKR_PIN_INCORRECT', reason: "PIN incorrect on token 'T' (C_Login: CKR_PIN_INCORRECT)" });
     expect(await failure(chips.get(envSettings), token)).toBe(ENV_MESSAGE);
     await failure(chips.get(envSettings), token);
     expect(token.state).toMatchObject({ opens: 2, logins: 2 });
-    // The token now accepts that PIN (changed with the vendor tool): the next sync opens the chip.
+    // The token now accepts that PIN (changed with the vendor tool): the next try opens the chip.
     token.state.pin = WRONG;
-    chips.forgetPinRejection();
+    chips.liftRefusal();
     await expect(chips.get(envSettings)).resolves.toMatchObject({ kind: 'pkcs11' });
     await chips.get(envSettings);
     expect(token.state).toMatchObject({ opens: 3, logins: 3 });
+    expect(chips.liftRefusal()).toBeNull();
   });
 
   it('other chip settings (init) open the chip again', async () => {
@@ -119,15 +134,35 @@ describe('ChipProvider after the token refused the PIN', () => {
     expect(token.state).toMatchObject({ opens: 2, logins: 2 });
   });
 
-  it('a sync or init in another process (a new synced_at) allows one more login', async () => {
+  it('the refusal holds for every process on the config dir and across a restart: none logs in', async () => {
     const token = fakeToken(RIGHT);
-    let syncedAt: string | null = '2026-11-23T08:00:00.000Z';
-    const chips = provider(token, { vars: { CHIP_PIN: WRONG }, syncedAt: () => syncedAt });
-    await failure(chips.get(envSettings), token);
-    await failure(chips.get(envSettings), token);
-    syncedAt = '2026-11-23T08:05:00.000Z';
-    await failure(chips.get(envSettings), token);
-    await failure(chips.get(envSettings), token);
+    const latch = latchStore();
+    const service = provider(token, { vars: { CHIP_PIN: WRONG }, latch });
+    await failure(service.get(envSettings), token);
+    expect(service.status()).toBe('pin_rejected');
+    // `localsign sync` in another process, and the service after a restart (or a crash and systemd).
+    const cli = provider(token, { vars: { CHIP_PIN: WRONG }, latch });
+    const restarted = provider(token, { vars: { CHIP_PIN: RIGHT }, latch });
+    expect(await failure(cli.get(envSettings), token)).toBe(ENV_MESSAGE);
+    expect(await failure(restarted.get(envSettings), token)).toBe(ENV_MESSAGE);
+    expect(token.state).toMatchObject({ opens: 1, logins: 1 });
+    // The operator set the right PIN in the service's environment, restarted it, and lifts the latch.
+    cli.liftRefusal();
+    await expect(restarted.get(envSettings)).resolves.toMatchObject({ kind: 'pkcs11' });
+    expect(restarted.status()).toBe('present');
+    expect(token.state).toMatchObject({ opens: 2, logins: 2 });
+  });
+
+  it('a refusal recorded by another process shuts a chip open here: no request uses it until the operator acts', async () => {
+    const token = fakeToken(RIGHT);
+    const latch = latchStore();
+    const service = provider(token, { vars: { CHIP_PIN: RIGHT }, latch });
+    await service.get(envSettings);
+    await failure(provider(token, { vars: { CHIP_PIN: WRONG }, latch }).get(envSettings), token);
+    expect(await failure(service.get(envSettings), token)).toBe(ENV_MESSAGE);
+    expect(service.status()).toBe('pin_rejected');
+    service.liftRefusal();
+    await expect(service.get(envSettings)).resolves.toMatchObject({ kind: 'pkcs11' });
     expect(token.state).toMatchObject({ opens: 2, logins: 2 });
   });
 
@@ -136,18 +171,20 @@ describe('ChipProvider after the token refused the PIN', () => {
     const pinFile = join(dir, 'chip.pin');
     writeFileSync(pinFile, `${WRONG}\n`, { mode: 0o600 });
     const settings: ChipSettings = { ...envSettings, pin_env: null, pin_file: pinFile };
-    const chips = provider(token);
+    const latch = latchStore();
+    const chips = provider(token, { latch });
     for (let i = 0; i < 4; i += 1) {
       expect(await failure(chips.get(settings), token)).toBe(
         "PIN incorrect on token 'T' (C_Login: CKR_PIN_INCORRECT); no further login will be tried, so that wrong tries do not lock the token: " +
-          `put the right PIN in the file ${pinFile} (or make the token accept the one there) and run \`localsign sync\`; ` +
-          're-running `localsign init` or restarting the service also tries again',
+          `put the right PIN in the file ${pinFile} (the next use of the chip tries it once), or, if the token was made to accept the one there, run \`localsign chip:retry-pin\``,
       );
     }
     expect(token.state.logins).toBe(1);
     writeFileSync(pinFile, `${RIGHT}\n`);
     await expect(chips.get(settings)).resolves.toMatchObject({ kind: 'pkcs11' });
     expect(token.state).toMatchObject({ opens: 2, logins: 2 });
+    // The record the file's change made stale is gone with the successful open.
+    expect(latch.record).toBeNull();
   });
 
   it('a refusal at a re-login (session lost, PIN changed meanwhile) shuts the chip the same way', async () => {
@@ -165,7 +202,7 @@ describe('ChipProvider after the token refused the PIN', () => {
     expect(await failure(chip.listKeys(), token)).toBe(ENV_MESSAGE);
     expect(await failure(chips.get(envSettings), token)).toBe(ENV_MESSAGE);
     expect(token.state).toMatchObject({ opens: 1, logins: 2, closes: 1 });
-    chips.forgetPinRejection();
+    chips.liftRefusal();
     await failure(chips.get(envSettings), token);
     expect(token.state).toMatchObject({ opens: 2, logins: 3 });
   });

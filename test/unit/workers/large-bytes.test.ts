@@ -74,7 +74,7 @@ describe('an answer cut off mid-write', () => {
       writeFileSync(worker, `require('node:fs').writeFileSync(${JSON.stringify(dir)} + '/xfer-' + process.pid + '-1-00000000.tmp.part', 'x'); process.send({ ready: 'localsign-worker' }); setInterval(() => {}, 1000);`);
       let exitedPid = 0;
       const exited = new Promise<void>((resolve) => {
-        const start = processStarter({ command: process.execPath, args: [worker] }, 64, { exited: (pid) => void removePartials(dir, pid).then(() => ((exitedPid = pid), resolve())) });
+        const start = processStarter({ command: process.execPath, args: [worker], script: worker }, { heapMb: 64, scratchDir: () => dir, exited: (pid) => void removePartials(dir, pid).then(() => ((exitedPid = pid), resolve())) });
         const handle = start({ ready: () => handle.terminate(), message: () => undefined, gone: () => undefined });
       });
       await exited;

@@ -94,7 +94,7 @@ describe('WorkerPool over worker processes, with limits', () => {
   afterEach(async () => pool?.close());
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const make = (o: { limits?: PoolLimits; depth?: number; file?: string } = {}) =>
-    (pool = new WorkerPool<Task, unknown>({ name: 'test worker', workers: 1, start: processStarter({ command: process.execPath, args: [join(dir, o.file ?? 'worker.cjs')] }, 64), inline, limits: o.limits ?? LIMITS, depth: o.depth }));
+    (pool = new WorkerPool<Task, unknown>({ name: 'test worker', workers: 1, start: processStarter({ command: process.execPath, args: [join(dir, o.file ?? 'worker.cjs')], script: join(dir, o.file ?? 'worker.cjs') }, { heapMb: 64, scratchDir: () => dir }), inline, limits: o.limits ?? LIMITS, depth: o.depth }));
 
   it('ends a task over its deadline with the limit error, and the next task runs in a new worker', async () => {
     const p = make({ limits: LIMITS });
