@@ -1,11 +1,12 @@
 // npm run build:installers: dist/installers/localsign_<v>_amd64.deb (dpkg-deb),
 // dist/installers/localsign-<v>-setup.exe (NSIS, amd64-unicode: for people who double-click) and
-// dist/installers/localsign-<v>-x64.msi (wixl, build/msi.mjs: for GPO, Intune, SCCM), from the
+// dist/installers/localsign-<v>-x64.msi (wixl, build/msi.mjs: for GPO, Intune, SCCM) and
+// dist/installers/localsign-<v>.pkg (build/macos-pkg.mjs: macOS, Apple silicon and Intel), from the
 // single executables of build/sea.mjs (built first unless LOCALSIGN_INSTALLERS_SKIP_SEA is set).
-// The macOS .pkg is built on a Mac by installers/macos/build-pkg.sh (codesign and notarization
-// need Apple's tools). Both Windows packages are Authenticode-signed when a certificate is given
-// (build/windows-exe.mjs).
-//   LOCALSIGN_INSTALLERS=deb,nsis,msi  which to build (default all three)
+// Both Windows packages are Authenticode-signed when a certificate is given (build/windows-exe.mjs);
+// the .pkg's executables are ad-hoc signed, and a Mac re-signs it with a Developer ID and
+// notarizes it (installers/macos/build-pkg.sh: Apple's tools only run there).
+//   LOCALSIGN_INSTALLERS=deb,nsis,msi,pkg  which to build (default all four)
 //   LOCALSIGN_INSTALLERS_FAST=1        quick compression (tests): gzip -1 and zlib instead of xz and lzma
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -14,14 +15,15 @@ import { buildMsiPackage } from './msi.mjs';
 import { numericVersion, signExe, signingMaterial } from './windows-exe.mjs';
 import { koffiPrebuilt, step, toolPackage } from './tools.mjs';
 import { stageKoffi } from './koffi-stage.mjs';
+import { buildPkg } from './macos-pkg.mjs';
 
-const which = (process.env.LOCALSIGN_INSTALLERS ?? 'deb,nsis,msi').split(',');
+const which = (process.env.LOCALSIGN_INSTALLERS ?? 'deb,nsis,msi,pkg').split(',');
 const fast = Boolean(process.env.LOCALSIGN_INSTALLERS_FAST);
 const OUT = process.env.LOCALSIGN_INSTALLERS_OUT ?? join('dist', 'installers');
 const say = (t) => step('installers', t);
 
 if (!process.env.LOCALSIGN_INSTALLERS_SKIP_SEA) {
-  const targets = [which.includes('deb') && 'linux', (which.includes('nsis') || which.includes('msi')) && 'win'].filter(Boolean).join(',');
+  const targets = [which.includes('deb') && 'linux', (which.includes('nsis') || which.includes('msi')) && 'win', which.includes('pkg') && 'mac'].filter(Boolean).join(',');
   execFileSync(process.execPath, ['build/sea.mjs'], { stdio: 'inherit', env: { ...process.env, LOCALSIGN_SEA_TARGETS: targets } });
 }
 const built = JSON.parse(readFileSync(join('dist', 'build-info.json'), 'utf8'));
@@ -138,4 +140,5 @@ function buildMsi() {
 if (which.includes('deb')) buildDeb();
 if (which.includes('nsis')) buildNsis();
 if (which.includes('msi')) buildMsi();
+if (which.includes('pkg')) say(`built ${await buildPkg({ out: OUT, version, fast, licences: licences() })}`);
 if (!existsSync(OUT)) throw new Error('nothing built');
