@@ -51,9 +51,9 @@ function inject(file, final, extra = []) {
 }
 
 /**
- * macOS, both architectures: the runtime's signature removed (injection would break it, and
- * postject needs room before __LINKEDIT), the blob injected as the NODE_SEA segment Node's SEA
- * looks for on macOS, then an ad-hoc signature over the result.
+ * macOS, both architectures: the runtime's signature removed (the injection would leave it
+ * naming pages that changed, and the signer signs unsigned files only), the blob injected as the
+ * NODE_SEA segment Node's SEA looks for on macOS, then an ad-hoc signature over the result.
  */
 async function buildMac() {
   const config = JSON.parse(readFileSync('sea-config.json', 'utf8'));
