@@ -3,7 +3,7 @@
 // written by our own writers in build/macos/ (universal binary, odc cpio, Bom, xar): no Apple tool
 // runs here. It installs
 //   /usr/local/lib/localsign/localsign             the executable (ad-hoc signed slices)
-//   /usr/local/lib/localsign/node_modules/         koffi and its two macOS prebuilts (src/chip/loader.ts)
+//   /usr/local/lib/localsign/node_modules/         koffi and its two macOS prebuilts (dist/node_modules)
 //   /usr/local/lib/localsign/uninstall             installers/macos/uninstall.sh ([--purge])
 //   /usr/local/lib/localsign/LICENSES.txt
 //   /usr/local/bin/localsign                       a link to the executable, on PATH
@@ -12,11 +12,9 @@
 // all root:wheel (0:0), nothing group- or world-writable, with installers/macos/scripts/ as its
 // preinstall and postinstall. installers/macos/build-pkg.sh, on a Mac, re-signs and notarizes it.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, relative, resolve, sep } from 'node:path';
-import { stageKoffi } from './koffi-stage.mjs';
 import { importTs } from './ts-module.mjs';
-import { koffiPrebuilt } from './tools.mjs';
 
 export const PKG_IDENTIFIER = 'com.localsign.pkg';
 const EXE = '/usr/local/lib/localsign/localsign';
@@ -64,7 +62,11 @@ export async function buildPkg({ out, version, fast, licences }) {
   const slices = ['arm64', 'x64'].map((arch) => readFileSync(join('dist', `localsign-darwin-${arch}`)));
   writeFileSync(join(root, EXE), universalBinary(slices));
   chmodSync(join(root, EXE), 0o755);
-  stageKoffi(lib, [koffiPrebuilt('darwin-arm64'), koffiPrebuilt('darwin-x64')]);
+  // The chip bridge build:sea staged beside the executables.
+  for (const arch of ['arm64', 'x64']) {
+    if (!existsSync(join('dist', 'node_modules', '@koromix', `koffi-darwin-${arch}`))) throw new Error('dist/node_modules has no macOS koffi: build the executables first (LOCALSIGN_SEA_TARGETS=mac npm run build:sea)');
+  }
+  cpSync(join('dist', 'node_modules'), join(lib, 'node_modules'), { recursive: true });
   copyFileSync(join('installers', 'macos', 'uninstall.sh'), join(lib, 'uninstall'));
   chmodSync(join(lib, 'uninstall'), 0o755);
   writeFileSync(join(lib, 'LICENSES.txt'), licences);

@@ -13,7 +13,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { MAC_RUNTIMES, NODE_VERSION, nodeRuntime, step, toolPackage } from './tools.mjs';
+import { koffiPrebuilt, MAC_RUNTIMES, NODE_VERSION, nodeRuntime, step, toolPackage } from './tools.mjs';
+import { stageKoffi } from './koffi-stage.mjs';
 import { importTs } from './ts-module.mjs';
 import { signExe, signingMaterial, stampVersionInfo } from './windows-exe.mjs';
 import { postjectLinesToShow } from './postject-output.mjs';
@@ -76,6 +77,11 @@ async function buildMac() {
     renameSync(file, final);
     built.push(`${final} (Node ${runtime.version}, ad-hoc signed)`);
   }
+  // The chip bridge where the executables look for it (src/chip/loader.ts: node_modules beside
+  // process.execPath), with the prebuilts of both CPUs; the .pkg ships this folder.
+  rmSync(join('dist', 'node_modules'), { recursive: true, force: true });
+  stageKoffi('dist', [koffiPrebuilt('darwin-arm64'), koffiPrebuilt('darwin-x64')]);
+  built.push('dist/node_modules (koffi, its macOS prebuilts)');
   return built;
 }
 

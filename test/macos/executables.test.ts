@@ -2,10 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAC_RUNTIMES, NODE_VERSION, TOOLS_DIR } from '../../build/tools.mjs';
-import { checkExecutable, checkSignature, loadCommands, num, segments } from './helpers/macho-check';
+import { checkExecutable, checkSignature, loadCommands, machHeader, num, segments } from './helpers/macho-check';
 
 /**
  * Issue 27: dist/localsign-darwin-arm64 and -x64, as `npm run test:macos` builds them
@@ -79,6 +80,20 @@ describe.each(TARGETS)('dist/localsign-darwin-$arch', ({ arch, cputype }) => {
     expect(fuse).toBeGreaterThan(0);
     code[fuse + FUSE.length] = '0'.charCodeAt(0);
     expect(code.equals(runtime.subarray(start, theirs.filesize))).toBe(true);
+  });
+});
+
+describe('the chip bridge beside them', () => {
+  it.each(TARGETS)('$arch: koffi resolves from beside the executable, as src/chip/loader.ts asks, and its prebuilt is for that CPU and signed where needed', ({ arch, cputype }) => {
+    const exe = join(ROOT, 'dist', `localsign-darwin-${arch}`);
+    expect(createRequire(exe).resolve('koffi')).toBe(join(ROOT, 'dist', 'node_modules', 'koffi', 'index.cjs'));
+    // koffi's own lookup: src/koffi/../../../@koromix/koffi-<platform>-<arch>/<platform>_<arch>/koffi.node
+    const addon = join(ROOT, 'dist', 'node_modules', 'koffi', 'src', 'koffi', '..', '..', '..', '@koromix', `koffi-darwin-${arch}`, `darwin_${arch}`, 'koffi.node');
+    expect(machHeader(addon)).toEqual({ cputype, filetype: 'DYLIB' });
+    // Apple silicon loads no unsigned library: koffi's arm64 build is signed by its maker, and every
+    // page hash verifies. Its x86_64 build comes unsigned, which Intel Macs (and Rosetta) accept;
+    // build-pkg.sh signs both with the Developer ID on a Mac.
+    if (arch === 'arm64') expect(checkExecutable(addon, readFileSync(addon), { adhoc: false }).problems).toEqual([]);
   });
 });
 
