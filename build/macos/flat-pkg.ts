@@ -42,8 +42,11 @@ export function checkScript(s: PkgScript): void {
   if (s.text.includes('\r')) throw new Error(`${s.name} has CR line ends; /bin/sh would read "\\r" as part of each command`);
 }
 
+/** What the installer shows as the space the payload takes. */
+const installKBytes = (payload: readonly PayloadEntry[]) => Math.ceil(payload.reduce((n, e) => n + (e.type === 'file' ? e.data.length : 0), 0) / 1024);
+
 export function packageInfo(i: FlatPkgInput): string {
-  const kbytes = Math.ceil(i.payload.reduce((n, e) => n + (e.type === 'file' ? e.data.length : 0), 0) / 1024);
+  const kbytes = installKBytes(i.payload);
   // overwrite-permissions="false": directories that exist already (/usr/local, /Library) keep the
   // modes and owners the system gave them.
   return [
@@ -64,8 +67,9 @@ export function packageInfo(i: FlatPkgInput): string {
   ].join('\n');
 }
 
-export function distribution(i: FlatPkgInput, component: string, kbytes: number): string {
+export function distribution(i: FlatPkgInput, component: string): string {
   const id = escapeXml(i.identifier);
+  const kbytes = installKBytes(i.payload);
   return [
     '<?xml version="1.0" encoding="utf-8"?>',
     '<installer-gui-script minSpecVersion="2">',
@@ -98,7 +102,6 @@ export function flatPkg(i: FlatPkgInput): Buffer {
   i.scripts.forEach(checkScript);
   const component = 'localsign.pkg';
   const info = packageInfo(i);
-  const kbytes = Number(/installKBytes="(\d+)"/.exec(info)![1]);
   const scripts = cpioOdc([
     { path: '.', type: 'dir', mode: 0o755, uid: 0, gid: 0, mtime: i.mtime, data: Buffer.alloc(0) },
     ...i.scripts.map((s) => ({ path: `./${s.name}`, type: 'file' as const, mode: 0o755, uid: 0, gid: 0, mtime: i.mtime, data: Buffer.from(s.text, 'utf8') })),
@@ -106,7 +109,7 @@ export function flatPkg(i: FlatPkgInput): Buffer {
   const file = (name: string, data: Buffer, compress: boolean) => ({ type: 'file' as const, name, data, compress, mode: 0o644, mtime: i.mtime });
   return xarArchive(
     [
-      file('Distribution', Buffer.from(distribution(i, component, kbytes), 'utf8'), true),
+      file('Distribution', Buffer.from(distribution(i, component), 'utf8'), true),
       {
         type: 'directory',
         name: component,
