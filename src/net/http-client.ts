@@ -8,12 +8,17 @@
  * requests for http ones, NO_PROXY matching by host, domain suffix and port); it is the Node
  * project's own HTTP client, and a CONNECT implementation of ours would only repeat it.
  */
-import { createSecureContext, type SecureContext } from 'node:tls';
+import type { SecureContext } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { TransportError } from './transport-error';
 
 /** undici loads on the first outbound call, not at start-up (issue 10: nothing but the listener on the way to /health). */
 const loadUndici = () => import('undici');
+/**
+ * node:tls on first use, with undici: nothing on the way to the service's first /health loads it.
+ * process.getBuiltinModule, not import(): a single executable's main script has no dynamic import.
+ */
+const loadTls = async (): Promise<typeof import('node:tls')> => (process.getBuiltinModule?.('node:tls') as typeof import('node:tls') | undefined) ?? import('node:tls');
 
 export interface NetSettings {
   /** Proxy for http:// targets, or null for none. */
@@ -48,9 +53,9 @@ const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
  * A TLS context with the default trust store (Node's bundled roots plus NODE_EXTRA_CA_CERTS, which
  * Node reads at start) and `extraCaPem` added: passing `ca` alone would replace the default store.
  */
-function trustWith(extraCaPem: string | null | undefined): SecureContext | undefined {
+function trustWith(tls: typeof import('node:tls'), extraCaPem: string | null | undefined): SecureContext | undefined {
   if (!extraCaPem) return undefined;
-  const context = createSecureContext();
+  const context = tls.createSecureContext();
   for (const pem of extraCaPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []) {
     context.context.addCACert(pem);
   }
@@ -66,8 +71,8 @@ export class HttpClient {
   ) {}
 
   private agent(): Promise<Dispatcher> {
-    this.dispatcher ??= loadUndici().then(({ EnvHttpProxyAgent }) => {
-      const secureContext = trustWith(this.extraCaPem);
+    this.dispatcher ??= Promise.all([loadUndici(), loadTls()]).then(([{ EnvHttpProxyAgent }, tlsModule]) => {
+      const secureContext = trustWith(tlsModule, this.extraCaPem);
       const tls = secureContext ? { secureContext } : {};
       // Explicit values (never undefined): EnvHttpProxyAgent would otherwise read process.env
       // itself, and only config/env.ts reads the environment (STYLE §3.5).
