@@ -22,6 +22,8 @@ export default defineConfig({
     // Every tool the tests use checked first (one line and a stop when one is missing); the
     // machine's users, groups and packages compared after the run (issue 19).
     globalSetup: ['test/global-setup.ts'],
+    // Each test file's temporary folders removed when it is over (helpers/temp-dir.ts).
+    setupFiles: ['test/setup/temp-dirs.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Integration tests start real servers, SoftHSM2 tokens and child processes; two cores here.

@@ -6,10 +6,10 @@
  * and `stop()` ends it with SIGTERM.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { tempDir } from './temp-dir';
 
 const bundles = new Map<string, Promise<Uint8Array>>();
 const children = new Set<ChildProcess>();
@@ -40,7 +40,7 @@ export interface ChildProgram {
 }
 
 export async function startChildProgram(entry: string, args: string[], timeoutMs = 30_000): Promise<ChildProgram> {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-program-'));
+  const dir = tempDir('localsign-program-');
   const file = join(dir, 'program.mjs');
   writeFileSync(file, await bundle(entry));
   const child = spawn(process.execPath, [file, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });

@@ -6,8 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { sign as cryptoSign } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
@@ -16,6 +15,7 @@ import { embedContents } from '../../src/pades/pdf/byterange';
 import { preparePades } from '../../src/pades/sign/prepare';
 import type { PreparedPades } from '../../src/pades/sign/types';
 import type { TestPki } from './test-pki';
+import { tempDir } from './temp-dir';
 
 const run = promisify(execFile);
 
@@ -69,7 +69,7 @@ export function withCms(p: Placeholder, cms: Uint8Array): Uint8Array {
  * -nodetach, -cades, …).
  */
 export async function opensslSign(pki: TestPki, content: Uint8Array, flags: string[], md = 'sha256'): Promise<Uint8Array> {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-extcms-'));
+  const dir = tempDir('localsign-extcms-');
   try {
     writeFileSync(join(dir, 'content.bin'), content);
     const certfile = pki.chain.length > 2 ? ['-certfile', join(pki.dir, 'intermediate.pem')] : [];
@@ -96,7 +96,7 @@ export interface OpensslVerdict {
  * for an encapsulating CMS.
  */
 export async function opensslVerify(cms: Uint8Array, content: Uint8Array | null, caFile: string): Promise<OpensslVerdict> {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-extcms-'));
+  const dir = tempDir('localsign-extcms-');
   try {
     writeFileSync(join(dir, 'cms.der'), cms);
     if (content) writeFileSync(join(dir, 'content.bin'), content);

@@ -5,12 +5,12 @@
  * a temp CA made with the openssl CLI.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { tempDir } from './temp-dir';
 
 const run = promisify(execFile);
 
@@ -91,7 +91,7 @@ async function makeTsaPki(dir: string, tsaExtensions?: string): Promise<void> {
  * `dir`/tsa-ca.key and its certificate `caCertPath`.
  */
 export async function startLocalTsa(options: { tsaExtensions?: string } = {}): Promise<LocalTsa> {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-tsa-'));
+  const dir = tempDir('localsign-tsa-');
   await makeTsaPki(dir, options.tsaExtensions);
   let counter = 0;
   let requests = 0;

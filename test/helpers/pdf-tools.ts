@@ -4,11 +4,11 @@
  * never skip: STYLE.md habit 9).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import forge from 'node-forge';
 import { byteRangeOf, findSignatureDictionaries, lintPadesBaselineB, type PadesLintResult } from './pades-lint';
+import { tempDir } from './temp-dir';
 
 const INSTALL_HINT: Record<string, string> = {
   pdfsig: 'poppler-utils',
@@ -194,7 +194,7 @@ function derLength(b: Uint8Array): number {
  * because our signer certificates carry no extendedKeyUsage (CONTRACT: the profile Adobe accepts).
  */
 export async function opensslCmsVerify(cmsDer: Uint8Array, content: Uint8Array, caFile: string): Promise<{ ok: boolean; raw: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-cms-'));
+  const dir = tempDir('localsign-cms-');
   try {
     const cmsPath = join(dir, 'sig.der');
     const contentPath = join(dir, 'content.bin');

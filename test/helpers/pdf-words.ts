@@ -4,11 +4,11 @@
  * signed PDF: together they check that a stamp covers no word (issue 11, "stamps that never hide
  * the document").
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRef } from 'pdf-lib';
 import { runTool } from './pdf-tools';
+import { tempDir } from './temp-dir';
 
 export interface Rect {
   x1: number;
@@ -33,7 +33,7 @@ const decodeEntities = (s: string): string =>
  */
 export async function pdftotextWords(pdf: Uint8Array): Promise<PageWords[]> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, ignoreEncryption: true });
-  const dir = mkdtempSync(join(tmpdir(), 'ls-words-'));
+  const dir = tempDir('ls-words-');
   try {
     const file = join(dir, 'in.pdf');
     writeFileSync(file, pdf);

@@ -20,8 +20,7 @@
  * Keys are made per instance (about a second) in a temp dir removed by `stop()`; pass `pkiDir` to
  * keep them and reuse them in a later instance (not two at once on an empty dir).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChildProgram } from './child-program';
@@ -30,6 +29,7 @@ import type {
   AgentRecord, DoubleInfo, Fault, IncidentRecord, LogEntry, PairCall, PushAttempt, PushMode, Settings, SignRecord,
   WireCredential, WireDesign,
 } from './platform-double/types';
+import { tempDir } from './temp-dir';
 
 export type * from './platform-double/types';
 
@@ -109,7 +109,7 @@ export async function waitUntil<T>(probe: () => Promise<T | null | undefined | f
 }
 
 export async function startPlatformDouble(o: PlatformDoubleOptions = {}): Promise<PlatformDouble> {
-  const pkiDir = o.pkiDir ?? mkdtempSync(join(tmpdir(), 'localsign-platform-double-'));
+  const pkiDir = o.pkiDir ?? tempDir('localsign-platform-double-');
   const args = ['--pki-dir', pkiDir, '--tenant-id', String(o.tenantId ?? 4242), ...(o.https ? ['--https'] : [])];
   const program = await startChildProgram(PROGRAM, args);
   const ca = o.https ? readFileSync(join(pkiDir, 'tls-ca.pem'), 'utf8') : undefined;

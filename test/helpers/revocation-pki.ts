@@ -8,12 +8,12 @@
  * Test-only: spawns openssl and writes to temp dirs.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKey, openssl, pemToDer, PKI_OPENSSL_CONFIG, selfSignRoot } from './test-pki';
+import { tempDir } from './temp-dir';
 
 interface CaEntry {
   dir: string;
@@ -101,7 +101,7 @@ export async function startRevocationServer(): Promise<RevocationServer> {
     crlUrl: (ca) => `${url}/crl/${ca}.crl`,
     ocspUrl: (ca) => `${url}/ocsp/${ca}`,
     async addCa(name, certPath, keyPath) {
-      const dir = mkdtempSync(join(tmpdir(), `localsign-ca-${name}-`));
+      const dir = tempDir(`localsign-ca-${name}-`);
       writeFileSync(join(dir, 'ca.cnf'), caConfig);
       writeFileSync(join(dir, 'index.txt'), '');
       writeFileSync(join(dir, 'crlnumber'), '01\n');
@@ -149,7 +149,7 @@ export async function createRevocationPki(
   server: RevocationServer,
   o: { algorithm: 'rsa' | 'p256'; signerCn?: string; signerCrlOnly?: boolean },
 ): Promise<RevocationPki> {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-ltv-pki-'));
+  const dir = tempDir('localsign-ltv-pki-');
   const id = randomBytes(4).toString('hex');
   const rootName = `root-${id}`;
   const intermediateName = `int-${id}`;

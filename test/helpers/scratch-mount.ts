@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { tempDir } from './temp-dir';
 
 /**
  * Small filesystems a test mounts for itself (issue 10, resilience: disk full, read-only config
@@ -50,7 +50,7 @@ export function whyNoMount(mount: () => ScratchMount | { skip: string }): string
 /** A tmpfs of `sizeBytes` (mount -t tmpfs -o size=…). */
 export function tryMountTmpfs(sizeBytes: number): ScratchMount | { skip: string } {
   if (process.getuid?.() !== 0) return { skip: 'mounting a size-limited tmpfs needs root (CI runs as root)' };
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-harden-tmpfs-'));
+  const dir = tempDir('localsign-harden-tmpfs-');
   try {
     run('mount', ['-t', 'tmpfs', '-o', `size=${sizeBytes},mode=0700`, 'tmpfs', dir]);
   } catch (error) {
@@ -76,7 +76,7 @@ export interface Ext4Mount extends ScratchMount {
 /** A loop-mounted ext4 image of `sizeBytes` with errors=remount-ro (mkfs.ext4, losetup through mount -o loop). */
 export function tryMountExt4(sizeBytes: number): Ext4Mount | { skip: string } {
   if (process.getuid?.() !== 0) return { skip: 'loop-mounting an ext4 image needs root (CI runs as root)' };
-  const base = mkdtempSync(join(tmpdir(), 'localsign-harden-ext4-'));
+  const base = tempDir('localsign-harden-ext4-');
   const image = join(base, 'fs.ext4');
   const dir = join(base, 'mnt');
   mkdirSync(dir, { mode: 0o700 });

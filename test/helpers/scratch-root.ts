@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, closeSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, closeSync, cpSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from './temp-dir';
 
 /**
  * A throwaway root for the installer tests (issue 19: the .deb test ran `dpkg -i` on this machine
@@ -42,7 +42,7 @@ exec chroot "$R" /bin/sh -c 'echo $$ >/.holder.tmp && mv /.holder.tmp /.holder &
 
 export function openScratchRoot(options: { dpkg?: boolean; binds?: string[] } = {}): ScratchRoot {
   if (process.getuid?.() !== 0) throw new Error('a scratch root mounts in a namespace of its own: it needs root');
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-root-'));
+  const dir = tempDir('localsign-root-');
   const root = join(dir, 'root');
   mkdirSync(join(dir, 'layer'));
   for (const d of ['usr', 'dev', 'proc', 'run', 'var/lib', 'var/log', 'var/cache']) mkdirSync(join(root, d), { recursive: true, mode: 0o755 });

@@ -6,11 +6,11 @@
  */
 import { execFile } from 'node:child_process';
 import { constants, createPrivateKey, privateEncrypt, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { p256 } from '@noble/curves/nist.js';
+import { tempDir } from './temp-dir';
 
 const run = promisify(execFile);
 
@@ -116,7 +116,7 @@ export function pemToDer(pem: string): Uint8Array {
 }
 
 export async function createTestPki(options: TestPkiOptions): Promise<TestPki> {
-  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'localsign-pki-'));
+  const dir = options.dir ?? tempDir('localsign-pki-');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'pki.cnf'), PKI_OPENSSL_CONFIG);
   const alg = options.algorithm;

@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import forge from 'node-forge';
 import { PDFDocument, PDFName } from 'pdf-lib';
@@ -10,6 +9,7 @@ import { credentialKeys, expectError, ISO_UTC, postJson, REQUEST_ID, smallPdf, t
 import { extractCms, runPdfsig } from '../../helpers/pdf-tools';
 import { authed, initEmbeddedWithWrapper, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
+import { tempDir } from '../../helpers/temp-dir';
 
 /**
  * CONTRACT POST /v1/pades/sign rows: the PDF is checked before 202 (a bad PDF is a 422, never an
@@ -25,7 +25,7 @@ let pdf: Buffer;
 
 beforeAll(async () => {
   tmp = makeTmpHome('localsign-api-pades-');
-  work = mkdtempSync(join(tmpdir(), 'localsign-api-pades-work-'));
+  work = tempDir('localsign-api-pades-work-');
   const creds = initEmbeddedWithWrapper(tmp.home);
   svc = await startServiceProcess({ home: tmp.home });
   call = authed(svc.url, creds);

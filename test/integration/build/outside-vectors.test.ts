@@ -1,16 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OUTSIDE_VECTORS_DIR } from '../../helpers/outside-vectors';
+import { tempDir } from '../../helpers/temp-dir';
 
 /**
  * Outside test data lives in ../shared/vectors beside the clone, never in the repository. A clone
  * without it: `npm test` skips what needs it and says so in one line; `.ci/run` refuses to start.
  */
 const ROOT = resolve(__dirname, '../../..');
-const work = mkdtempSync(join(tmpdir(), 'localsign-no-vectors-'));
+const work = tempDir('localsign-no-vectors-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('a clone without ../shared/vectors', () => {
@@ -19,7 +19,7 @@ describe('a clone without ../shared/vectors', () => {
     const r = spawnSync(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', 'test/unit/pki/name-constraints.test.ts', 'test/unit/pki/pkits.test.ts'], {
       cwd: ROOT,
       encoding: 'utf8',
-      env: { ...process.env, LOCALSIGN_TEST_VECTORS: missing, NO_COLOR: '1', CI: '1' },
+      env: { ...process.env, LOCALSIGN_TEST_VECTORS: missing, NO_COLOR: '1', CI: '1', TMPDIR: work },
       timeout: 60_000,
     });
     expect(r.status, r.stdout + r.stderr).toBe(0);
@@ -36,7 +36,7 @@ describe('a clone without ../shared/vectors', () => {
     const r = spawnSync(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', 'test/unit/config/loopback.test.ts'], {
       cwd: ROOT,
       encoding: 'utf8',
-      env: { ...process.env, LOCALSIGN_TEST_VECTORS: OUTSIDE_VECTORS_DIR, NO_COLOR: '1', CI: '1' },
+      env: { ...process.env, LOCALSIGN_TEST_VECTORS: OUTSIDE_VECTORS_DIR, NO_COLOR: '1', CI: '1', TMPDIR: work },
       timeout: 60_000,
     });
     expect(r.status, r.stdout + r.stderr).toBe(0);

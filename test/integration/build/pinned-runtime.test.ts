@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../../helpers/temp-dir';
 
 /** build/tools.mjs, as build/sea.mjs uses it (a variable path: the build scripts are plain .mjs). */
 const TOOLS = resolve(__dirname, '../../../build/tools.mjs');
@@ -15,7 +15,7 @@ const load = async () => (await import(TOOLS)) as Tools;
 
 /** Issue 9: the SEA's Node runtime is pinned by version and checked by sha256 at every build. */
 describe('the pinned Node runtime of the single executables', () => {
-  const cache = mkdtempSync(join(tmpdir(), 'localsign-pin-'));
+  const cache = tempDir('localsign-pin-');
   afterAll(() => rmSync(cache, { recursive: true, force: true }));
 
   it('pins every target of the one version, Apple silicon as its stated exception (issue 27)', async () => {

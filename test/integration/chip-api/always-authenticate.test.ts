@@ -6,8 +6,7 @@
  * PIN the token refuses in that login is presented once however many requests come.
  */
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { recoverAddress, Signature } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,11 +18,12 @@ import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../../hel
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { filesContaining } from '../cli/_cli-expect';
 import { initChip, newWrapper, onePagePdfBase64, startWithChip, type ChipCredential } from './_chip-service';
+import { tempDir } from '../../helpers/temp-dir';
 
 describe('a token whose keys want the PIN for every signature', () => {
   const home = makeTmpHome();
   // Outside the config dir: the spy logs the PIN bytes it passes on.
-  const scratch = mkdtempSync(join(tmpdir(), 'localsign-always-auth-'));
+  const scratch = tempDir('localsign-always-auth-');
   const spyLog = join(scratch, 'spy.log');
   // The stored PIN, in a file the service reads at each login (--chip-pin-file).
   const pinFile = join(scratch, 'chip.pin');

@@ -7,8 +7,7 @@
  * C_SignInit and no C_Sign for them, and the one C_Sign it shows is the one signature that ended
  * DONE afterwards. Margins are wide: the timeouts are the service's, the waits are polls.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPinpadShim, HOLD, pinpadEnv, shimLog, type } from '../../helpers/pinpad-shim';
@@ -17,13 +16,14 @@ import { type authed, waitForResult, type ServiceProcess } from '../../helpers/s
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../../helpers/softhsm';
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { initChip, newWrapper, onePagePdfBase64, startWithChip, type ChipCredential } from './_chip-service';
+import { tempDir } from '../../helpers/temp-dir';
 
 const TIMEOUT_S = 5;
 
 describe('a request that times out behind a busy token', () => {
   const home = makeTmpHome();
   // Outside the config dir: the spy logs what it passes on.
-  const scratch = mkdtempSync(join(tmpdir(), 'localsign-cancellation-'));
+  const scratch = tempDir('localsign-cancellation-');
   const keypad = join(scratch, 'keypad');
   const log = join(scratch, 'shim.log');
   const spyLog = join(scratch, 'spy.log');

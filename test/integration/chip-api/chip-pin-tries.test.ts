@@ -5,8 +5,7 @@
  * after a wrong PIN, never FINAL_TRY or LOCKED) behind the test shim, which makes its card report
  * those flags as the test sets them, behind OpenSC's pkcs11-spy, whose log counts the C_Login calls.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPinpadShim, cardEnv, PIN_FLAGS, setTokenFlags } from '../../helpers/pinpad-shim';
@@ -15,6 +14,7 @@ import { authed, waitForResult, type ServiceProcess } from '../../helpers/servic
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../../helpers/softhsm';
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { initChip, newWrapper, startWithChip, type ChipCredential } from './_chip-service';
+import { tempDir } from '../../helpers/temp-dir';
 
 type Call = ReturnType<typeof authed>;
 
@@ -24,7 +24,7 @@ let shim: string;
 
 beforeAll(async () => {
   token = await createSoftHsmToken({ label: 'tries-card', keys: ['secp256k1'] });
-  scratch = mkdtempSync(join(tmpdir(), 'localsign-chip-pin-tries-'));
+  scratch = tempDir('localsign-chip-pin-tries-');
   shim = buildPinpadShim();
 });
 afterAll(async () => {

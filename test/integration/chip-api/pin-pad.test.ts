@@ -4,8 +4,7 @@
  * no PIN pad: test/helpers/pinpad-shim/ (built here with gcc) forwards to it, reports the flag,
  * refuses a PIN that arrives non-NULL, and plays the person with a keypad file.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { recoverAddress, Signature } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,10 +14,11 @@ import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../../hel
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { filesContaining } from '../cli/_cli-expect';
 import { initChip, newWrapper, onePagePdfBase64, startWithChip, type ChipCredential } from './_chip-service';
+import { tempDir } from '../../helpers/temp-dir';
 
 describe('a reader with a PIN pad', () => {
   const home = makeTmpHome();
-  const scratch = mkdtempSync(join(tmpdir(), 'localsign-pin-pad-'));
+  const scratch = tempDir('localsign-pin-pad-');
   const keypad = join(scratch, 'keypad');
   const log = join(scratch, 'shim.log');
   let token: SoftHsmToken;

@@ -6,8 +6,7 @@
  * (plain, hex, base64); a refused one is never presented again; a request still PENDING at a
  * restart ends ERROR.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { recoverAddress, Signature } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,10 +17,11 @@ import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../../hel
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { filesContaining } from '../cli/_cli-expect';
 import { initChip, newWrapper, onePagePdfBase64, startWithChip, type ChipCredential } from './_chip-service';
+import { tempDir } from '../../helpers/temp-dir';
 
 describe('a chip that takes its PIN from each request', () => {
   const home = makeTmpHome();
-  const scratch = mkdtempSync(join(tmpdir(), 'localsign-pin-per-request-'));
+  const scratch = tempDir('localsign-pin-per-request-');
   const spyLog = join(scratch, 'spy.log');
   let token: SoftHsmToken;
   let service: ServiceProcess;

@@ -7,8 +7,7 @@
  * none per request, none per sync (an application's `POST /v1/sync` or `localsign sync`), none
  * after a restart: the refusal is kept in the config dir.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,13 +17,14 @@ import { authed, startServiceProcess, waitForResult, type ServiceProcess } from 
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../../helpers/softhsm';
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { filesContaining } from '../cli/_cli-expect';
+import { tempDir } from '../../helpers/temp-dir';
 
 const WRONG_PIN = '0000-wrong-pin';
 
 describe('a chip PIN the token refuses', () => {
   const home = makeTmpHome();
   // Outside the config dir: the spy logs the PIN bytes it passes on.
-  const scratch = mkdtempSync(join(tmpdir(), 'localsign-pin-rejection-'));
+  const scratch = tempDir('localsign-pin-rejection-');
   const pinFile = join(scratch, 'chip.pin');
   const spyLog = (name: string) => join(scratch, `${name}.spy.log`);
   let token: SoftHsmToken;

@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUNDLE, type CliResult } from '../../helpers/cli';
 import { readUnit, startUnit, waitForHealth, type UnitProcess } from '../../helpers/systemd-unit-run';
 import { freePort } from '../../windows/wine';
 import { expectOneLineFailure } from './_cli-expect';
+import { tempDir } from '../../helpers/temp-dir';
 
 /**
  * Issue 9: `localsign service …` and `enrol` as a user runs them: no LOCALSIGN_HOME, HOME of its
@@ -15,7 +15,7 @@ import { expectOneLineFailure } from './_cli-expect';
  * refuses a --user manager, so `systemctl --user` fails for real: install writes the unit and
  * says so, the test runs the unit's ExecStart as systemd would, and status sees it healthy.
  */
-const root = mkdtempSync(join(tmpdir(), 'localsign-svccmd-'));
+const root = tempDir('localsign-svccmd-');
 const userHome = join(root, 'home');
 mkdirSync(userHome);
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): CliResult {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { freePort, initEmbeddedWithWrapper, startServiceProcess, type ServicePro
 import { startSquatter, type Squatter, type SquatterLogEntry } from '../../helpers/squatter';
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { expectOneLineFailure } from './_cli-expect';
+import { tempDir } from '../../helpers/temp-dir';
 
 /**
  * Issue 31, "any local user can stand in for the service": programs of their own (squatter/main.ts)
@@ -22,7 +22,7 @@ const TX_HASH = '0xdaf5a779ae972f972197303d7b574746c7ef83eadac0f2791ad23db92e4c8
 const PIN = '73194628';
 const MARKER = 'squatter-must-never-see-this-document';
 
-const work = mkdtempSync(join(tmpdir(), 'localsign-squatter-'));
+const work = tempDir('localsign-squatter-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** Everything a squatter received, as one text: request lines, headers and bodies. */

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFDocument, PDFHexString, PDFName, PDFNumber, PDFString } from 'pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseJson, runCli, runCliAsync } from '../../helpers/cli';
 import { makeTmpHome } from '../../helpers/tmp-home';
+import { tempDir } from '../../helpers/temp-dir';
 
 /**
  * Issue 15 "Terminal injection": text from a document or a catalogue reaches the terminal as the
@@ -37,7 +37,7 @@ async function pdfWithField(name: string): Promise<Uint8Array> {
 }
 
 describe('document and catalogue text on the terminal', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-escape-'));
+  const dir = tempDir('localsign-escape-');
   const tmp = makeTmpHome('localsign-escape-home-');
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });

@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recoverAddress } from 'ethers';
 import { runPdfsig } from '../../helpers/pdf-tools';
 import type { authed } from '../../helpers/service-process';
+import { tempDir } from '../../helpers/temp-dir';
 
 /** Shared by the lifecycle tests: a load of real sign requests, and checks of what came back. */
 
@@ -116,7 +116,7 @@ export async function verifyBlockchain(call: Call, a: Accepted, address: string)
 
 /** DONE PAdES results: pdfsig's verdict on the last signature of each ("Signature is Valid."). */
 export async function verifyPades(call: Call, list: Accepted[]): Promise<string[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-verify-'));
+  const dir = tempDir('localsign-verify-');
   try {
     const verdicts: string[] = [];
     for (const a of list) {

@@ -5,8 +5,7 @@
  * cross-reference-stream file and on the hybrid-reference file (each update must continue the
  * reference style of the file it extends, ISO 32000-1 §7.5.6 and §7.5.8.4).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSignatureDictionaries } from '../../helpers/pades-lint';
@@ -14,6 +13,7 @@ import type { StampSpec } from '../../../src/domain/pades';
 import { CORPUS_DIR, signWithEngine } from '../../helpers/pdf-corpus';
 import { extractCms, inspectSignedPdf, opensslCmsVerify } from '../../helpers/pdf-tools';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';
+import { tempDir } from '../../helpers/temp-dir';
 
 const STAMP: StampSpec = {
   page: 'first', x: 40, y: 40, width: 220, height: 60,
@@ -25,7 +25,7 @@ let p256: TestPki;
 let dir: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'localsign-chain-'));
+  dir = tempDir('localsign-chain-');
   rsa = await createTestPki({ algorithm: 'rsa', signerCn: 'Chain Signer RSA' });
   p256 = await createTestPki({ algorithm: 'p256', signerCn: 'Chain Signer P-256' });
 });

@@ -9,8 +9,7 @@
  * it takes any eContent for adbe.pkcs7.sha1's digest and compares it with the digest of the
  * /ByteRange ("Digest Mismatch."); openssl, which reads RFC 5652 as written, is the judge there.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestWith } from '../../../src/pades/cms/cms-check';
@@ -21,13 +20,14 @@ import {
 } from '../../helpers/external-cms';
 import { extractCms, runPdfsig, type PdfsigSignature } from '../../helpers/pdf-tools';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';
+import { tempDir } from '../../helpers/temp-dir';
 
 let pki: TestPki;
 let dir: string;
 let pdf: Uint8Array;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'localsign-cms-variants-'));
+  dir = tempDir('localsign-cms-variants-');
   pki = await createTestPki({ algorithm: 'rsa', intermediate: true, signerCn: 'External Signer' });
   pdf = await smallPdf();
 });

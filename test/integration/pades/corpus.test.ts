@@ -3,14 +3,14 @@
  * PKI, then judged by tools that share no code with it: pdfsig, qpdf, mutool, openssl cms and
  * our own B-B lint. The generated 500-page and 20 MB files use RSA only to keep the run short.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { byteRangeOf, findSignatureDictionaries } from '../../helpers/pades-lint';
 import { CORPUS_DIR, listCorpus, signWithEngine, type CorpusPdf } from '../../helpers/pdf-corpus';
 import { extractCms, inspectSignedPdf, mutoolVerify, opensslCmsVerify, qpdfCheck, runPdfsig, runTool } from '../../helpers/pdf-tools';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';
+import { tempDir } from '../../helpers/temp-dir';
 
 const corpus = await listCorpus();
 const algorithms = ['rsa', 'p256'] as const;
@@ -30,7 +30,7 @@ const pkis: Partial<Record<'rsa' | 'p256', TestPki>> = {};
 let dir: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'localsign-corpus-'));
+  dir = tempDir('localsign-corpus-');
   pkis.rsa = await createTestPki({ algorithm: 'rsa', signerCn: 'Corpus Signer RSA' });
   pkis.p256 = await createTestPki({ algorithm: 'p256', signerCn: 'Corpus Signer P-256' });
 });

@@ -11,12 +11,12 @@
  * field binding, CMS reading, the level) and fails until that lands; its test name says so. No
  * fact is weakened to pass: the mapping from the sources' words to the report is in MAPPING.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, runCliAsync } from '../../helpers/cli';
 import { NO_OUTSIDE_VECTORS, outsideVectors } from '../../helpers/outside-vectors';
+import { tempDir } from '../../helpers/temp-dir';
 
 const DIR = outsideVectors('external');
 const DSS = 'https://github.com/esig/dss/blob/d9473b8efea72fd5754623fa92bb9311f2b005c5';
@@ -221,7 +221,7 @@ const reports = new Map<string, { report: Report; ms: number }>();
 
 beforeAll(async () => {
   if (!DIR) return;
-  home = mkdtempSync(join(tmpdir(), 'localsign-external-'));
+  home = tempDir('localsign-external-');
   const runs = [...new Set(FACTS.map((f) => `${f.file}\u0000${f.trust ?? ''}`))];
   // Two at a time: each run is a CLI process and a PDF worker process.
   for (let i = 0; i < runs.length; i += 2) {

@@ -8,8 +8,7 @@
  * own /Contents too; where it judges, it agrees; the borrowed one it calls valid, localsign does
  * not. One signature dictionary used by two fields stays one signature, both fields named.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFContext, PDFRef } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +20,7 @@ import { CORPUS_DIR, signWithEngine } from '../../helpers/pdf-corpus';
 import { addToList, appendRevision, firstRevision, nextObjectNumber, objectText, offsetOf } from '../../helpers/pdf-revisions';
 import { runPdfsig } from '../../helpers/pdf-tools';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';
+import { tempDir } from '../../helpers/temp-dir';
 
 let pki: TestPki;
 let dir: string;
@@ -39,7 +39,7 @@ interface CliSignature {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'localsign-binding-'));
+  dir = tempDir('localsign-binding-');
   pki = await createTestPki({ algorithm: 'rsa', signerCn: 'Binding Signer' });
   const input = new Uint8Array(readFileSync(join(CORPUS_DIR, 'pdflib-xref-table.pdf')));
   const once = (await signWithEngine(input, { ...pki, algorithm: 'rsa' })).output;

@@ -6,7 +6,6 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../src/net/http-client';
@@ -28,6 +27,7 @@ import { createNssTrustDb, extractCms, qpdfCheck, runPdfsig, runTool } from '../
 import { createRevocationPki, startRevocationServer, type RevocationPki, type RevocationServer } from '../../helpers/revocation-pki';
 import { signDigest } from '../../helpers/test-pki';
 import { validatePdf } from '../../../src/pades/validate/validate';
+import { tempDir } from '../../helpers/temp-dir';
 
 const pemDer = (pem: string) => new Uint8Array(Buffer.from(pem.replace(/-----[^-]+-----|\s/g, ''), 'base64'));
 
@@ -41,7 +41,7 @@ const http = new HttpClient({ httpProxy: null, httpsProxy: null, noProxy: null }
 const input = new Uint8Array(readFileSync(join(CORPUS_DIR, 'pdflib-xref-table.pdf')));
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'localsign-ltv-'));
+  dir = tempDir('localsign-ltv-');
   server = await startRevocationServer();
   const tsaCa = `tsa-${randomBytes(3).toString('hex')}`;
   [pki, tsa] = await Promise.all([

@@ -14,8 +14,7 @@
  *   refused by a P=2 certification, allowed by P=3 and by an approval signature (as EU DSS and
  *   pyHanko allow annotations after an approval signature).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatePdf, type SignatureReport } from '../../../src/pades/validate/validate';
@@ -23,12 +22,13 @@ import { signWithEngine } from '../../helpers/pdf-corpus';
 import { addToList, appendRevision, firstRevision, nextObjectNumber, offsetOf, type Body } from '../../helpers/pdf-revisions';
 import { runPdfsig, runTool } from '../../helpers/pdf-tools';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';
+import { tempDir } from '../../helpers/temp-dir';
 
 let pki: TestPki;
 let dir: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'localsign-shadow-'));
+  dir = tempDir('localsign-shadow-');
   pki = await createTestPki({ algorithm: 'rsa', signerCn: 'Shadow Signer' });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

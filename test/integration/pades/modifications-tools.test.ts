@@ -12,8 +12,7 @@
  * makes an input with object streams and cross-reference streams (`--object-streams=generate`),
  * and `qpdf --check` reads every update. Document timestamps and the DSS of B-LT are localsign's.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +24,7 @@ import { startLocalTsa, type LocalTsa } from '../../helpers/local-tsa';
 import { CORPUS_DIR, signWithEngine } from '../../helpers/pdf-corpus';
 import { qpdfCheck, runPdfsig, runTool } from '../../helpers/pdf-tools';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';
+import { tempDir } from '../../helpers/temp-dir';
 
 let pki: TestPki;
 let tsa: LocalTsa;
@@ -127,7 +127,7 @@ doc.save(scriptArgs[1], 'incremental');`,
 };
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'localsign-tools-'));
+  dir = tempDir('localsign-tools-');
   [pki, tsa] = await Promise.all([createTestPki({ algorithm: 'rsa', signerCn: 'Tools Signer' }), startLocalTsa()]);
   trust = join(dir, 'trust.pem');
   writeFileSync(trust, pki.caCertPem + tsa.caCertPem);

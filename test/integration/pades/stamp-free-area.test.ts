@@ -6,8 +6,7 @@
  * output is still an incremental update that pdfsig and qpdf accept, earlier signatures included.
  * Then the three `on_conflict` answers on a page with no free area at all.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { preparePades } from '../../../src/pades/sign/prepare';
@@ -24,6 +23,7 @@ import {
 import { qpdfCheck, runPdfsig, runTool } from '../../helpers/pdf-tools';
 import { overlaps, pdftotextWords, signatureWidgets } from '../../helpers/pdf-words';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';
+import { tempDir } from '../../helpers/temp-dir';
 
 const [standard, approval] = defaultDesigns({ standard: 'std', approval: 'appr' }).map((d) => ({
   ...d.stamp,
@@ -44,7 +44,7 @@ let pki: TestPki;
 let dir: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'localsign-stamps-'));
+  dir = tempDir('localsign-stamps-');
   pki = await createTestPki({ algorithm: 'p256', signerCn: 'Stamp Placement Signer' });
 });
 

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { concatTransformationMatrix, drawObject, PDFDocument, popGraphicsState, pushGraphicsState } from 'pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { drawStampAppearance } from '../../../src/pades/stamp/stamp';
+import { tempDir } from '../../helpers/temp-dir';
 
 /** Dark pixels of a PGM (P5) image inside [x0, x1) × [y0, y1). */
 function darkPixels(pgm: Buffer, box: { x0: number; y0: number; x1: number; y1: number }): number {
@@ -23,7 +23,7 @@ function darkPixels(pgm: Buffer, box: { x0: number; y0: number; x1: number; y1: 
  * per stamp, large, and its inside (away from the border) must have ink.
  */
 describe('every stamp glyph renders', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-glyphs-'));
+  const dir = tempDir('localsign-glyphs-');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it.each([...'SignedbyZoëÑandúΑθήναМосква0123456789—·'])('draws %s', async (ch) => {

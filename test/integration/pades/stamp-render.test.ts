@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   PDFDocument,
@@ -15,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { drawStampAppearance } from '../../../src/pades/stamp/stamp';
 import { fillStampText } from '../../../src/platform/stamp-text';
 import type { StampSpec } from '../../../src/domain/pades';
+import { tempDir } from '../../helpers/temp-dir';
 
 // Renders stamps the way a reader does (poppler's pdftoppm at 72 dpi: one pixel per point) and
 // checks pixels, as pyHanko's stamp tests do. PPM (pdftoppm's default) needs no PNG decoder.
@@ -23,7 +23,7 @@ const PAGE_H = 200;
 const vectors = join(__dirname, '../../vectors/stamp');
 const redPng = readFileSync(join(vectors, 'red-20x20.png')).toString('base64');
 const bluePng = readFileSync(join(vectors, 'blue-40x10-alpha.png')).toString('base64');
-const work = mkdtempSync(join(tmpdir(), 'stamp-render-'));
+const work = tempDir('stamp-render-');
 afterAll(() => { if (!process.env.KEEP_STAMP_RENDER) rmSync(work, { recursive: true, force: true }); else console.log(work); });
 
 const UNICODE_LINE = 'Zoë Ñandú — Αθήνα — Москва';

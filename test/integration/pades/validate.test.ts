@@ -4,8 +4,7 @@
  * a changed byte is caught by both. Certification (DocMDP P=1/2/3): what each permission allows
  * after it (DSS, a signature, an annotation, a content change), with pdfsig's view of the same files.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFDict, PDFName, PDFRef } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,12 +19,13 @@ import { listCorpus, signWithEngine } from '../../helpers/pdf-corpus';
 import { addAnnotation } from '../../helpers/pdf-revisions';
 import { runPdfsig } from '../../helpers/pdf-tools';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';
+import { tempDir } from '../../helpers/temp-dir';
 
 let pki: TestPki;
 let dir: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'localsign-validate-'));
+  dir = tempDir('localsign-validate-');
   pki = await createTestPki({ algorithm: 'rsa', intermediate: true, signerCn: 'Validate Signer' });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

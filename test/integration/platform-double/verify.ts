@@ -5,15 +5,15 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { tempDir } from '../../helpers/temp-dir';
 
 const run = promisify(execFile);
 
 export async function opensslVerifyDigest(signerDerBase64: string, digest: Buffer, signature: Buffer): Promise<boolean> {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-verify-'));
+  const dir = tempDir('localsign-verify-');
   try {
     const cert = new X509Certificate(Buffer.from(signerDerBase64, 'base64'));
     writeFileSync(join(dir, 'pub.pem'), cert.publicKey.export({ type: 'spki', format: 'pem' }));
@@ -30,7 +30,7 @@ export async function opensslVerifyDigest(signerDerBase64: string, digest: Buffe
 }
 
 export async function opensslKeyUsage(derBase64: string): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-ku-'));
+  const dir = tempDir('localsign-ku-');
   try {
     writeFileSync(join(dir, 'c.der'), Buffer.from(derBase64, 'base64'));
     const { stdout } = await run('openssl', ['x509', '-inform', 'DER', '-in', 'c.der', '-noout', '-ext', 'keyUsage,extendedKeyUsage'], { cwd: dir });

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
+import { tempDir } from '../../helpers/temp-dir';
 
 const ROOT = resolve(__dirname, '../../..');
 
@@ -26,7 +26,7 @@ describe('README walk-through', () => {
   beforeAll(async () => {
     service = await startServiceProcess({ home: home.home, args: ['--demo'] });
     // A scratch dir that looks like the repo root to the README's relative paths.
-    cwd = mkdtempSync(join(tmpdir(), 'localsign-readme-'));
+    cwd = tempDir('localsign-readme-');
     symlinkSync(join(ROOT, 'test'), join(cwd, 'test'));
     symlinkSync(join(ROOT, 'node_modules'), join(cwd, 'node_modules'));
     symlinkSync(join(ROOT, 'dist'), join(cwd, 'dist'));
@@ -49,7 +49,8 @@ describe('README walk-through', () => {
     const run = spawnSync('bash', ['-c', walkthroughScript()], {
       cwd,
       // The reader's second terminal: the same config dir (their default one), the pasted exports.
-      env: { ...env, LOCALSIGN_HOME: home.home, ...exports },
+      // The walk-through's `mktemp -d` inside a folder of this test's, removed with it.
+      env: { ...env, LOCALSIGN_HOME: home.home, TMPDIR: tempDir('localsign-walkthrough-tmp-'), ...exports },
       encoding: 'utf8',
       timeout: 90_000,
     });
@@ -64,7 +65,9 @@ describe('README walk-through', () => {
     // The command-line signatures: a hash (r, s, v …) and a PDF pdfsig accepts.
     expect(out).toMatch(/^r: 0x[0-9a-f]{64}\ns: 0x[0-9a-f]{64}\nv: 3[78]\n/m);
     expect(out).toMatch(/Signed test\/vectors\/pdf\/pdflib-xref-table\.pdf -> \S+cli-signed\.pdf/);
-    expect(out.match(/Signature Validation: Signature is Valid\./g)).toHaveLength(2);
+    expect(out.match(/Signature Validation: Signature is Valid\./g)).toHaveLength(3);
+    // pdfsig with the demo root in an NSS database trusted CT,C,C.
+    expect(out).toContain('Certificate Validation: Certificate is Trusted.');
     expect(out).toContain('Approval stamp: approval_id (required), signer_name');
     // `verify` of the CLI-signed PDF against the root `credentials --chain --pem` wrote (issue 19).
     expect(out).toMatch(/^Wrote the root of \S+ \(CN=localsign Demo Root CA,O=localsign demo \(not trusted\)\) to \S+demo-root\.pem$/m);

@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishPades } from '../../../src/pades/sign/finish';
@@ -10,6 +9,7 @@ import { ecdsaRawToDer } from '../../../src/pades/cms/cms';
 import { verifyCmsSignature } from '../../../src/pades/cms/cms-check';
 import { HttpClient } from '../../../src/net/http-client';
 import { fetchTimestampToken } from '../../../src/signing/online/tsa-client';
+import { tempDir } from '../../helpers/temp-dir';
 
 const http = new HttpClient({ httpProxy: null, httpsProxy: null, noProxy: null });
 import { startLocalTsa, type LocalTsa } from '../../helpers/local-tsa';
@@ -43,7 +43,7 @@ describe('PAdES B-T: a PDF signature with an RFC 3161 signature time-stamp', () 
 
       expect(pdfsigSummary(pdfsig(signed))).toEqual({ valid: 1, total: 1, totalDocumentSigned: 1 });
       const { cms, byteRange } = verifyPades(signed);
-      const dir = mkdtempSync(join(tmpdir(), 'localsign-pades-bt-'));
+      const dir = tempDir('localsign-pades-bt-');
       const covered = Buffer.concat([signed.subarray(0, byteRange[1]), signed.subarray(byteRange[2], byteRange[2] + byteRange[3])]);
       writeFileSync(join(dir, 'covered.bin'), covered);
       writeFileSync(join(dir, 'cms.der'), cms);

@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformError } from '../../../src/domain/errors';
@@ -11,6 +10,7 @@ import { assembleCms, buildSignedAttributes, ecdsaRawToDer, estimateCmsSize } fr
 import { verifyCmsSignature } from '../../../src/pades/cms/cms-check';
 import { HttpClient, type HttpRequest } from '../../../src/net/http-client';
 import { fetchTimestampToken } from '../../../src/signing/online/tsa-client';
+import { tempDir } from '../../helpers/temp-dir';
 
 const http = new HttpClient({ httpProxy: null, httpsProxy: null, noProxy: null });
 import { startLocalTsa, type LocalTsa } from '../../helpers/local-tsa';
@@ -41,7 +41,7 @@ afterAll(async () => tsa?.close());
 
 describe('fetchTimestampToken with a real TSA (B-T)', () => {
   it('timestamps the signature value; the CMS and the token both verify with openssl', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'localsign-bt-'));
+    const dir = tempDir('localsign-bt-');
     const digest = sha256(DOCUMENT);
     const signedAttributes = buildSignedAttributes({ documentDigest: digest, signerCertificate: pki.chain[0]! });
     const signatureValue = ecdsaRawToDer(signDigest(pki.signerKeyPem, 'p256', sha256(signedAttributes)));

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, PdfInputError } from '../../../src/domain/errors';
 import { Base64Bytes, decodePdfBase64, decodePdfFieldToFile } from '../../../src/api/base64-repair';
 import { previewBytes } from '../../../src/signing/validation/pdf-header';
+import { tempDir } from '../../helpers/temp-dir';
 
 // A real PDF (cairo output, binary streams): its base64 holds '+' and '/' and ends in one '='.
 const PDF_PATH = join(import.meta.dirname, '../../vectors/pdf/cairo.pdf');
@@ -90,7 +90,7 @@ describe('decodePdfBase64: accepted input', () => {
     // use neither '+' nor '/', so the URL-safe repair is the inner layer's.
     expect(repairs).toEqual(['data-uri-prefix', 'line-breaks', 'padding', 'double-encoded', 'url-safe-alphabet']);
     expect(pdf).toEqual(PDF);
-    const dir = mkdtempSync(join(tmpdir(), 'b64-repair-'));
+    const dir = tempDir('b64-repair-');
     writeFileSync(join(dir, 'out.pdf'), pdf);
     const out = execFileSync('qpdf', ['--check', join(dir, 'out.pdf')], { encoding: 'utf8' });
     rmSync(dir, { recursive: true, force: true });
@@ -293,7 +293,7 @@ describe('canonical base64 (the fast path)', () => {
   });
 
   it('decodes canonical base64 of a PDF into a file, chunk by chunk; anything else is left to decodePdfField', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'localsign-b64-file-'));
+    const dir = tempDir('localsign-b64-file-');
     try {
       const bytes = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(9 * 1024 * 1024 + 7, 0xa5)]);
       const path = join(dir, 'upload.tmp');

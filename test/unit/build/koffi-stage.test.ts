@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { keepKoffiPath, stageKoffi } from '../../../build/koffi-stage.mjs';
+import { tempDir } from '../../helpers/temp-dir';
 
 const ROOT = resolve(__dirname, '../../..');
 
@@ -16,7 +17,7 @@ const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true 
  * loads it (createRequire from beside the executable).
  */
 describe('koffi as the packages stage it', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-koffi-'));
+  const dir = tempDir('localsign-koffi-');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('loads, and finds its native prebuilt, from the staged copy alone', () => {

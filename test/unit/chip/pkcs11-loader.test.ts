@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChipError } from '../../../src/domain/errors';
 import { binaryArchitecture, loadKoffi, loadPkcs11Module } from '../../../src/chip/loader';
+import { tempDir } from '../../helpers/temp-dir';
 
-const dir = mkdtempSync(join(tmpdir(), 'localsign-loader-'));
+const dir = tempDir('localsign-loader-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function fileWith(name: string, bytes: Buffer): string {

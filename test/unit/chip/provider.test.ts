@@ -5,8 +5,7 @@
  * restart. The token is a fake that counts opens and logins; the real token is in
  * test/integration/chip-api/pin-rejection.test.ts.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { PinLatchRecord, PinLatchStore } from '../../../src/chip/pin-latch';
@@ -15,10 +14,11 @@ import { Pkcs11CallError } from '../../../src/chip/pkcs11/return-codes';
 import type { Chip, ChipSettings } from '../../../src/chip/types';
 import { ChipError } from '../../../src/domain/errors';
 import { ChipProvider } from '../../../src/chip/provider';
+import { tempDir } from '../../helpers/temp-dir';
 
 const RIGHT = 'right-pin-4711';
 const WRONG = 'wrong-pin-0815-x';
-const dir = mkdtempSync(join(tmpdir(), 'localsign-chip-provider-'));
+const dir = tempDir('localsign-chip-provider-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A token with a user PIN; every login is counted, and one whose PIN is wrong is refused. */

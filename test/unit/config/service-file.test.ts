@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, win32 } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildConfig } from '../../../src/config/config';
@@ -8,8 +7,9 @@ import { readEnv } from '../../../src/config/env';
 import { adoptHomeOwner, type Identity } from '../../../src/config/home-owner';
 import { parseServiceFile, readServiceFile, serviceFilePath, writeServiceFile } from '../../../src/config/service-file';
 import { serveFilePath } from '../../../src/cli/serve-file';
+import { tempDir } from '../../helpers/temp-dir';
 
-const dir = mkdtempSync(join(tmpdir(), 'localsign-svcfile-'));
+const dir = tempDir('localsign-svcfile-');
 const file = join(dir, 'etc', 'service.json');
 const env = (settings: EnvSnapshot['settings'] = {}, serviceFile: string | null = file): EnvSnapshot => ({
   userHome: '/home/u', settings, readVar: () => undefined, isTty: false, noColor: false, proxy: { httpProxy: null, httpsProxy: null, noProxy: null }, serviceFile,
@@ -66,7 +66,7 @@ describe('a root CLI takes the config dir owner', () => {
     setgid: (g) => calls.push(`setgid ${g}`),
     setuid: (u) => calls.push(`setuid ${u}`),
   });
-  const owned = mkdtempSync(join(tmpdir(), 'localsign-owned-'));
+  const owned = tempDir('localsign-owned-');
   afterAll(() => rmSync(owned, { recursive: true, force: true }));
 
   it("groups, gid, then uid of the dir's owner; nothing when not root, or the dir is root's, or absent", async () => {

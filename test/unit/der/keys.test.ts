@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { buildChain } from '../../../src/chip/pkcs11/key-inventory';
 import { readCertificate } from '../../../src/der/certificate-fields';
 import { DerError } from '../../../src/der/der';
 import { namedCurveOf, sha256DigestInfo, unwrapEcPoint } from '../../../src/der/keys';
+import { tempDir } from '../../helpers/temp-dir';
 
 const certificateNames = (c: Uint8Array) => ({ issuer: readCertificate(c).issuer.raw, subject: readCertificate(c).subject.raw });
 const certificatePublicKeyInfo = (c: Uint8Array) => readCertificate(c).spki.raw;
@@ -50,7 +50,7 @@ describe('certificate names and chain building', () => {
   const certs: Record<string, Uint8Array> = {};
 
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'localsign-der-'));
+    dir = tempDir('localsign-der-');
     const ossl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
     const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
     ossl(['req', '-x509', ...ec, '-keyout', 'root.key', '-out', 'root.pem', '-subj', '/CN=Unit Root', '-days', '2']);

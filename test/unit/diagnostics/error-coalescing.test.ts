@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APP_BURST, SAMPLED_IDS, UNAUTH_BURST } from '../../../src/diagnostics/error-coalescer';
 import { ErrorRecorder, type ErrorRecord } from '../../../src/diagnostics/error-recorder';
 import { LocalsignError } from '../../../src/domain/errors';
+import { tempDir } from '../../helpers/temp-dir';
 
 /** Issue 10: floods of failures are coalesced, so they cannot rotate real records out. */
 let dir: string;
@@ -20,7 +20,7 @@ const unauthorized = new LocalsignError('unauthorized', 'missing or invalid appl
 const invalid = new LocalsignError('invalid', 'tx_hash must be 64 hex digits', { type: 'validation' });
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'localsign-harden-recorder-'));
+  dir = tempDir('localsign-harden-recorder-');
   clock = Date.parse('2026-01-01T00:00:00.000Z');
   summaries = [];
 });

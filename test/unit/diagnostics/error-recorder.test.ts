@@ -1,5 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { createLogger } from '../../../src/log/logger';
 import type { AuditLog } from '../../../src/requests/audit-log';
 import { RequestRegistry } from '../../../src/requests/registry';
 import { RequestStore } from '../../../src/store/request-store';
+import { tempDir } from '../../helpers/temp-dir';
 
 /**
  * CONTRACT GET /v1/errors: each application sees only its own records, up to the largest
@@ -24,7 +24,7 @@ describe('ErrorRecorder: records per application', () => {
       .filter(Boolean)
       .map((l) => JSON.parse(l) as Record<string, unknown>);
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'localsign-errors-'));
+    dir = tempDir('localsign-errors-');
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -80,7 +80,7 @@ describe('ErrorRecorder: records per application', () => {
 describe("RequestRegistry.fail: an async failure is the request's application's record", () => {
   let dir: string;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'localsign-errors-fail-'));
+    dir = tempDir('localsign-errors-fail-');
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { initArgs, parseEnrolment, readEnrolment, redact } from '../../../src/install/enrolment';
+import { tempDir } from '../../helpers/temp-dir';
 
 describe('enrolment file', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-enrol-'));
+  const dir = tempDir('localsign-enrol-');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('embedded: init --embedded (the code, if any, is not used)', () => {

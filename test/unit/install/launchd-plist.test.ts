@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LAUNCHD_LABEL, renderLaunchdPlist } from '../../../src/install/launchd-plist';
 import { NO_OUTSIDE_VECTORS, outsideVectors } from '../../helpers/outside-vectors';
+import { tempDir } from '../../helpers/temp-dir';
 
 /** Apple's property list DTD, outside data (../shared/vectors/plist/README.md says where it came from). */
 const PLIST = outsideVectors('plist');
@@ -50,7 +50,7 @@ function plistValue(xml: string): unknown {
  * xmllint (what `plutil -lint` checks for XML plists) and parsed by libplist's plistutil.
  */
 describe.skipIf(!PLIST)(`launchd plist${PLIST ? '' : ` (${NO_OUTSIDE_VECTORS})`}`, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-plist-'));
+  const dir = tempDir('localsign-plist-');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   function lint(text: string) {

@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CommandResult, Runner } from '../../../src/install/run-command';
 import { installService, serviceStatus, stopInstalled, uninstallService, type ManagerDeps } from '../../../src/install/service-manager';
 import { planService, systemHome } from '../../../src/install/service-plan';
+import { tempDir } from '../../helpers/temp-dir';
 
 /** A service manager that answers as told, and remembers what it was asked (systemctl, launchctl, sc). */
 function recorder(answer: (cmd: string, args: readonly string[]) => Partial<CommandResult> = () => ({})) {
@@ -19,7 +19,7 @@ function recorder(answer: (cmd: string, args: readonly string[]) => Partial<Comm
 const deps = (run: Runner, uid: number | null = 1000, healthy = false): ManagerDeps => ({ run, uid, health: async () => (healthy ? { ok: true, version: '0.2.0', paired: true } : null) });
 
 describe('service plans and managers (the OS tools recorded; their real runs: the .deb and wine tests)', () => {
-  const userHome = mkdtempSync(join(tmpdir(), 'localsign-svc-'));
+  const userHome = tempDir('localsign-svc-');
   afterAll(() => rmSync(userHome, { recursive: true, force: true }));
   const exec = ['/usr/bin/node', '/opt/localsign/dist/localsign.cjs'];
 

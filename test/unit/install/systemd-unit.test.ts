@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { quoteExecArg, renderSystemdUnit } from '../../../src/install/systemd-unit';
+import { tempDir } from '../../helpers/temp-dir';
 
 /** The units of issue 9, checked by systemd's own parser (systemd-analyze verify). */
 describe('systemd unit', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-unit-'));
+  const dir = tempDir('localsign-unit-');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   function verify(text: string, user: boolean) {

@@ -3,14 +3,14 @@
  * object streams), qpdf transforms, and a hand-written hybrid-reference file (ISO 32000-1 §7.5.8.4).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { concat } from '../../../src/der/der';
+import { tempDir } from '../../helpers/temp-dir';
 
-export const tmp = mkdtempSync(join(tmpdir(), 'localsign-pades-'));
+export const tmp = tempDir('localsign-pades-');
 let counter = 0;
 
 export function tmpFile(name: string, bytes?: Uint8Array): string {

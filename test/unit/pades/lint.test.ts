@@ -4,8 +4,7 @@
  * then produce exactly the expected problem.
  */
 import { createHash, sign } from 'node:crypto';
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import forge from 'node-forge';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { isPdfDate, lintPadesBaselineB } from '../../helpers/pades-lint';
 import { CORPUS_DIR } from '../../helpers/pdf-corpus';
 import { extractCms, mutoolVerify, opensslCmsVerify, runPdfsig } from '../../helpers/pdf-tools';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';
+import { tempDir } from '../../helpers/temp-dir';
 
 const { asn1 } = forge;
 const A = { U: asn1.Class.UNIVERSAL, C: asn1.Class.CONTEXT_SPECIFIC, T: asn1.Type };
@@ -43,7 +43,7 @@ const base = readFileSync(join(CORPUS_DIR, 'hand-signature-field.pdf'));
 
 beforeAll(async () => {
   pki = await createTestPki({ algorithm: 'rsa' });
-  work = mkdtempSync(join(tmpdir(), 'localsign-lint-'));
+  work = tempDir('localsign-lint-');
 });
 
 function buildCms(content: Uint8Array, mut: Mutation): Buffer {

@@ -1,16 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/domain/errors';
 import { describeCertificate } from '../../../src/pki/describe-certificate';
 import { createTestPki } from '../../helpers/test-pki';
+import { tempDir } from '../../helpers/temp-dir';
 
 /** A self-signed certificate made by openssl with the given -subj and serial. */
 function opensslCert(subj: string, serial: string): Uint8Array {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-desc-'));
+  const dir = tempDir('localsign-desc-');
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-utf8',
     '-subj', subj, '-set_serial', serial, '-days', '30', '-keyout', join(dir, 'k.pem'), '-outform', 'DER', '-out', join(dir, 'c.der')],
   { stdio: 'pipe' });

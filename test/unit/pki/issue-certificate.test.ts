@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, sign as cryptoSign, type KeyObject } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { p256 } from '@noble/curves/nist.js';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { describeCertificate } from '../../../src/pki/describe-certificate';
 import { issueCertificate, type IssueCertificateOptions } from '../../../src/pki/issue-certificate';
 import { checkCrl, issueCrl, parseCrl } from '../../../src/pki/crl';
 import { crlUrls } from '../../../src/der/x509-extensions';
+import { tempDir } from '../../helpers/temp-dir';
 
 const toPem = (der: Uint8Array): string =>
   `-----BEGIN CERTIFICATE-----\n${Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n').trim()}\n-----END CERTIFICATE-----\n`;
@@ -53,7 +53,7 @@ describe('issueCertificate', () => {
   for (const algorithm of ['rsa', 'p256'] as const) {
     it(`${algorithm} CA: openssl parses and verifies the chain, describeCertificate gives the exact strings`, () => {
       const { root, signer } = demoPki(algorithm);
-      const dir = mkdtempSync(join(tmpdir(), 'localsign-issue-'));
+      const dir = tempDir('localsign-issue-');
       writeFileSync(join(dir, 'root.pem'), toPem(root));
       writeFileSync(join(dir, 'signer.pem'), toPem(signer));
       expect(openssl(['verify', '-CAfile', 'root.pem', 'signer.pem'], dir).trim()).toBe('signer.pem: OK');
@@ -87,7 +87,7 @@ describe('issueCertificate', () => {
 
   it('gives a demo signer whose CAdES signature openssl cms -verify accepts', () => {
     const { root, signer, signerSecret } = demoPki('p256');
-    const dir = mkdtempSync(join(tmpdir(), 'localsign-issue-cms-'));
+    const dir = tempDir('localsign-issue-cms-');
     const doc = new TextEncoder().encode('demo document');
     const attrs = buildSignedAttributes({ documentDigest: sha256(doc), signerCertificate: signer });
     const sig = ecdsaRawToDer(p256.sign(sha256(attrs), signerSecret, { prehash: false }));
@@ -116,7 +116,7 @@ describe('issueCertificate', () => {
     expect(crlUrls(signer)).toEqual([url]);
     const crl = issueCrl({ issuerCertificate: root, issuerAlgorithm: 'p256', thisUpdate: new Date('2026-01-01T00:00:00Z'), nextUpdate: new Date('2036-01-01T00:00:00Z'), crlNumber: 1, sign: caSign });
     expect(checkCrl(parseCrl(crl), signer, root)).toMatchObject({ status: 'good', nextUpdate: new Date('2036-01-01T00:00:00Z') });
-    const dir = mkdtempSync(join(tmpdir(), 'localsign-issue-crl-'));
+    const dir = tempDir('localsign-issue-crl-');
     writeFileSync(join(dir, 'root.pem'), toPem(root));
     writeFileSync(join(dir, 'signer.pem'), toPem(signer));
     writeFileSync(join(dir, 'crl.der'), crl);

@@ -5,13 +5,13 @@
  * namesakes (issued by pki/issue-certificate.ts under the openssl root).
  */
 import { createPrivateKey, generateKeyPairSync, sign as cryptoSign } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPath } from '../../../src/pki/chain';
 import { issueCertificate } from '../../../src/pki/issue-certificate';
 import { openssl } from '../../helpers/test-pki';
+import { tempDir } from '../../helpers/temp-dir';
 
 let dir: string;
 const certs: Record<string, Uint8Array> = {};
@@ -43,7 +43,7 @@ async function selfSigned(name: string, subject: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'localsign-path-building-'));
+  dir = tempDir('localsign-path-building-');
   AT = new Date(Date.now() + 86_400_000);
   for (const k of ['root', 'inter', 'other', 'leaf', 'a', 'b', 'loopLeaf']) await key(k);
   await selfSigned('root', '/CN=Building Root');

@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditLog, type AuditRecord } from '../../../src/requests/audit-log';
+import { tempDir } from '../../helpers/temp-dir';
 
 /** audit.jsonl is never compacted, so a torn last line from a crash must not swallow the next record. */
 
@@ -32,7 +32,7 @@ describe('AuditLog', () => {
   let dir: string;
   let path: string;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'localsign-audit-'));
+    dir = tempDir('localsign-audit-');
     path = join(dir, 'audit.jsonl');
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -62,7 +62,7 @@ describe('AuditLog: exactly one record per request and outcome (issue 10)', () =
   let dir: string;
   let path: string;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'localsign-harden-audit-'));
+    dir = tempDir('localsign-harden-audit-');
     path = join(dir, 'audit.jsonl');
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { AuditLog } from '../../../src/requests/audit-log';
 import { recoverPending } from '../../../src/requests/recovery';
 import { RequestRegistry, type NewRequest } from '../../../src/requests/registry';
 import { RequestStore, type RequestEntry } from '../../../src/store/request-store';
+import { tempDir } from '../../helpers/temp-dir';
 
 /**
  * Issue 7 item 2: a request whose run a crash cut short gets one more try at the next start; if
@@ -24,7 +24,7 @@ describe('recoverPending: one more try, not an endless loop', () => {
   let registry: RequestRegistry;
   let errors: ErrorRecorder;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'localsign-recovery-'));
+    dir = tempDir('localsign-recovery-');
     store = new RequestStore(join(dir, 'requests.jsonl'));
     audit = new AuditLog(join(dir, 'audit.jsonl'));
     errors = new ErrorRecorder({ errorsJsonl: join(dir, 'errors.jsonl'), errorsLog: join(dir, 'errors.log') }, { bytes: 1 << 20, keep: 2 });

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { createLogger } from '../../../src/log/logger';
 import type { AuditLog, AuditRecord } from '../../../src/requests/audit-log';
 import { RequestRegistry } from '../../../src/requests/registry';
 import { RequestStore } from '../../../src/store/request-store';
+import { tempDir } from '../../helpers/temp-dir';
 
 /**
  * CONTRACT Security: "every signature (both kinds) appends an audit record". A signature must not
@@ -23,7 +23,7 @@ describe('RequestRegistry: audit before DONE', () => {
   let store: RequestStore;
   let errors: ErrorRecorder;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'localsign-registry-'));
+    dir = tempDir('localsign-registry-');
     store = new RequestStore(join(dir, 'requests.jsonl'));
     errors = new ErrorRecorder({ errorsJsonl: join(dir, 'errors.jsonl'), errorsLog: join(dir, 'errors.log') }, { bytes: 1 << 20, keep: 2 });
   });

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -11,6 +10,7 @@ import { RequestRegistry } from '../../../src/requests/registry';
 import { JobRunner } from '../../../src/signing/job-runner';
 import type { Job, JobDeps, JobOutcome, JobRun } from '../../../src/signing/job-types';
 import { RequestStore } from '../../../src/store/request-store';
+import { tempDir } from '../../helpers/temp-dir';
 
 /**
  * Issue 18, the runner's side of cancellation: the timeout ends a request at once, its PAdES slot
@@ -50,7 +50,7 @@ describe('JobRunner cancellation (issue 18)', () => {
 
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    dir = mkdtempSync(join(tmpdir(), 'localsign-jobrunner-cancel-'));
+    dir = tempDir('localsign-jobrunner-cancel-');
     const now = () => new Date(T0);
     store = new RequestStore(join(dir, 'requests.jsonl'));
     audit = new AuditLog(join(dir, 'audit.jsonl'));

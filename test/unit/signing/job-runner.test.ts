@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -19,6 +19,7 @@ import { signingEngines } from '../../../src/signing/engines';
 import { inlineDocumentWork } from '../../helpers/document-work';
 import { runSignTask } from '../../../src/signing/sign-tasks';
 import { RequestStore } from '../../../src/store/request-store';
+import { tempDir } from '../../helpers/temp-dir';
 
 /**
  * CONTRACT "Result semantics": a request never stays PENDING forever; a signer that never answers
@@ -51,7 +52,7 @@ describe('JobRunner request timeout', () => {
 
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    dir = mkdtempSync(join(tmpdir(), 'localsign-jobrunner-'));
+    dir = tempDir('localsign-jobrunner-');
     clock = T0;
     const now = () => new Date(clock);
     store = new RequestStore(join(dir, 'requests.jsonl'));
@@ -191,7 +192,7 @@ describe('JobRunner request timeout', () => {
 
 describe('JobRunner and the remote platform', () => {
   it('submits a platform request only once its PENDING record is durable (a push may come back at once)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'localsign-jobrunner-'));
+    const dir = tempDir('localsign-jobrunner-');
     const now = () => new Date(T0);
     const store = new RequestStore(join(dir, 'requests.jsonl'));
     const audit = new AuditLog(join(dir, 'audit.jsonl'));

@@ -1,17 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFileIfExists, readFileIfExistsAsync } from '../../../src/store/atomic-file';
 import { AppendJournal } from '../../../src/store/append-journal';
 import { RotatingFile } from '../../../src/store/rotating-file';
+import { tempDir } from '../../helpers/temp-dir';
 
 /** Issue 10, hardening: store files are never opened through a symbolic link. */
 let dir: string;
 let victim: string;
 let link: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'localsign-harden-nofollow-'));
+  dir = tempDir('localsign-harden-nofollow-');
   victim = join(dir, 'elsewhere.txt');
   writeFileSync(victim, 'not a store file\n');
   link = join(dir, 'store.jsonl');

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { verifyPades } from '../../../src/pades/sign/verify';
 import { keptBufferBytes, runDocumentTask, type PostedDocumentTask } from '../../../src/workers/document-tasks';
 import { FILE_MIN_BYTES, type FileBytes } from '../../../src/workers/large-bytes';
 import { createTestPki, signDigest, type TestPki } from '../../helpers/test-pki';
+import { tempDir } from '../../helpers/temp-dir';
 
 /** A PDF of about `bytes`, most of it one uncompressed form XObject of `fill`. */
 async function sizedPdf(bytes: number, fill: number): Promise<Uint8Array> {
@@ -30,7 +30,7 @@ describe('document tasks in a worker reuse its buffers and write every byte (iss
   let pki: TestPki;
   const signingTime = new Date('2026-11-28T10:00:00Z');
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'localsign-reuse-'));
+    dir = tempDir('localsign-reuse-');
     pki = await createTestPki({ algorithm: 'p256' });
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,14 +1,14 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processStarter } from '../../../src/workers/handles';
 import { FILE_MIN_BYTES, fromFiles, loadFilesSync, removePartials, saveFilesSync, toFiles } from '../../../src/workers/large-bytes';
+import { tempDir } from '../../helpers/temp-dir';
 
 describe('large documents through files (PDF workers, issue 15)', () => {
   let dir: string;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'localsign-xfer-'));
+    dir = tempDir('localsign-xfer-');
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -50,7 +50,7 @@ describe('large documents through files (PDF workers, issue 15)', () => {
 
 describe('an answer cut off mid-write', () => {
   it('is written as .part and renamed whole; removePartials sweeps only the .part files of that worker', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'localsign-partials-'));
+    const dir = tempDir('localsign-partials-');
     try {
       const big = new Uint8Array(FILE_MIN_BYTES).fill(7);
       const saved = saveFilesSync({ pdf: big }, dir) as unknown as { pdf: { $file: string } };
@@ -67,7 +67,7 @@ describe('an answer cut off mid-write', () => {
   });
 
   it('a worker process killed while it writes its answer leaves nothing once it has exited', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'localsign-partials-'));
+    const dir = tempDir('localsign-partials-');
     try {
       // Writes a .part file the way saveFilesSync does, then hangs before the rename (as if killed mid-write).
       const worker = join(dir, 'writer.cjs');

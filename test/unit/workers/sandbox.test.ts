@@ -6,13 +6,13 @@
  * and of the single executable: test/integration/lifecycle/pdf-worker-sandbox.test.ts and
  * test/integration/sea/.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerEnvironment } from '../../../src/config/env';
 import { processStarter, threadStarter, type WorkerHandle } from '../../../src/workers/handles';
 import { nodeOptionsValue, pdfWorkerOptions, permissionFlags } from '../../../src/workers/sandbox';
+import { tempDir } from '../../helpers/temp-dir';
 
 const SECRETS = { SIGNING_PIN: '0000-secret-pin', LOCALSIGN_SECRET: 'wsec_secret', HTTPS_PROXY: 'http://user:password@proxy:3128' };
 
@@ -48,7 +48,7 @@ describe('the environment and files a worker has', () => {
   let dir: string;
   const saved: Record<string, string | undefined> = {};
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'localsign-sandbox-'));
+    dir = tempDir('localsign-sandbox-');
     for (const [name, value] of Object.entries(SECRETS)) {
       saved[name] = process.env[name];
       process.env[name] = value;

@@ -1,7 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import forge from 'node-forge';
@@ -13,6 +12,7 @@ import {
 import { verifyCmsSignature } from '../../../../src/pades/cms/cms-check';
 import { SigningError } from '../../../../src/domain/errors';
 import { createTestPki, signDigest, type TestPki } from '../../../helpers/test-pki';
+import { tempDir } from '../../../helpers/temp-dir';
 
 const sha256 = (b: Uint8Array): Uint8Array => new Uint8Array(createHash('sha256').update(b).digest());
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
@@ -28,7 +28,7 @@ const oidOf = (node: forge.asn1.Asn1 | undefined): string => forge.asn1.derToOid
 
 /** openssl's own verdict on a detached CMS over DOCUMENT. */
 function opensslCmsVerify(pki: TestPki, cms: Uint8Array): string {
-  const dir = mkdtempSync(join(tmpdir(), 'localsign-cms-'));
+  const dir = tempDir('localsign-cms-');
   writeFileSync(join(dir, 'doc.bin'), DOCUMENT);
   writeFileSync(join(dir, 'sig.der'), cms);
   const r = spawnSync('openssl', ['cms', '-verify', '-binary', '-inform', 'DER', '-in', 'sig.der', '-content', 'doc.bin',
@@ -54,7 +54,7 @@ describe('buildSignedAttributes', () => {
   it('holds exactly content-type, message-digest, signing-certificate-v2 in DER order', () => {
     const attrs = buildSignedAttributes({ documentDigest: DIGEST, signerCertificate: rsa.chain[0]! });
     expect(attrs[0]).toBe(0x31);
-    const dir = mkdtempSync(join(tmpdir(), 'localsign-attrs-'));
+    const dir = tempDir('localsign-attrs-');
     writeFileSync(join(dir, 'attrs.der'), attrs);
     const parsed = execFileSync('openssl', ['asn1parse', '-inform', 'DER', '-in', join(dir, 'attrs.der')], { encoding: 'utf8' });
     const objects = [...parsed.matchAll(/OBJECT\s+:(\S+)/g)].map((m) => m[1]);
@@ -166,7 +166,7 @@ describe('algorithmOfCertificate', () => {
   it('tells rsa from p256 and names refused key types', () => {
     expect(algorithmOfCertificate(rsa.chain[0]!)).toBe('rsa');
     expect(algorithmOfCertificate(ec.chain[0]!)).toBe('p256');
-    const dir = mkdtempSync(join(tmpdir(), 'localsign-alg-'));
+    const dir = tempDir('localsign-alg-');
     for (const [name, keyArgs] of [['EC P-384', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384']], ['Ed25519', ['-newkey', 'ed25519']]] as const) {
       const out = join(dir, `${name}.der`);
       execFileSync('openssl', ['req', '-x509', ...keyArgs, '-nodes', '-subj', '/CN=x', '-keyout', join(dir, 'k.pem'), '-outform', 'DER', '-out', out]);

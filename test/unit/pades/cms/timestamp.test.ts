@@ -1,12 +1,12 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformError } from '../../../../src/domain/errors';
 import { buildTimestampRequest, parseTimestampResponse } from '../../../../src/pades/cms/timestamp';
 import { startLocalTsa, type LocalTsa } from '../../../helpers/local-tsa';
+import { tempDir } from '../../../helpers/temp-dir';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const SIGNATURE = new Uint8Array(Buffer.from('a pretend signature value '.repeat(4)));
@@ -17,7 +17,7 @@ let tsa: LocalTsa;
 let dir: string;
 beforeAll(async () => {
   tsa = await startLocalTsa();
-  dir = mkdtempSync(join(tmpdir(), 'localsign-ts-'));
+  dir = tempDir('localsign-ts-');
 });
 afterAll(async () => tsa?.close());
 

@@ -4,14 +4,14 @@
  * key is the upper-case SHA-1 of the /Contents string (ETSI EN 319 142-1 §5.4.2.2).
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addDss, vriKey } from '../../../../src/pades/sign/dss';
 import { readDss } from '../../../helpers/dss-reader';
 import { CORPUS_DIR } from '../../../helpers/pdf-corpus';
 import { qpdfCheck } from '../../../helpers/pdf-tools';
+import { tempDir } from '../../../helpers/temp-dir';
 
 const cert = (n: number) => Uint8Array.of(0x30, 0x03, 0x02, 0x01, n); // stand-ins: the DSS stores bytes as given
 
@@ -33,7 +33,7 @@ describe('addDss', () => {
       [vriKey(sigB)]: { cert: 1, ocsp: 0, crl: 1 },
     });
     expect(vriKey(sigA)).toBe(createHash('sha1').update(sigA).digest('hex').toUpperCase());
-    const file = join(mkdtempSync(join(tmpdir(), 'localsign-dss-')), name);
+    const file = join(tempDir('localsign-dss-'), name);
     writeFileSync(file, second);
     expect((await qpdfCheck(file)).ok).toBe(true);
   });

@@ -1,6 +1,5 @@
 import { sign } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -14,6 +13,7 @@ import type { CachedCredential } from '../../../../src/store/catalog-types';
 import type { RequestEntry } from '../../../../src/store/request-store';
 import { inlineDocumentWork } from '../../../helpers/document-work';
 import { createTestPki, type TestPki } from '../../../helpers/test-pki';
+import { tempDir } from '../../../helpers/temp-dir';
 
 /**
  * Issue 18: a small document is prepared with its check before the 202 (accept.ts); its job then
@@ -29,7 +29,7 @@ describe('runPadesJob with a document prepared before the 202', () => {
     const doc = await PDFDocument.create();
     doc.addPage([595, 842]);
     pdf = await doc.save({ useObjectStreams: false });
-    dir = mkdtempSync(join(tmpdir(), 'localsign-pades-kind-'));
+    dir = tempDir('localsign-pades-kind-');
     mkdirSync(join(dir, 'work'));
     mkdirSync(join(dir, 'results'));
   });
