@@ -69,6 +69,9 @@ const dropLabels = testBuild ? [] : ['TEST_FAULT'];
 const define = {
   __LOCALSIGN_COMMIT__: JSON.stringify(commit),
   __LOCALSIGN_BUNDLED__: 'true',
+  // `--version` says a test build apart: `npm test` leaves one in dist/, and `npm install -g .`
+  // links the checkout, so the global command may be it.
+  __LOCALSIGN_TEST_BUILD__: String(testBuild),
 };
 mkdirSync(out, { recursive: true });
 /** Built beside its target and renamed into place (see below). */
@@ -122,7 +125,7 @@ for (const { entry, target, vendor } of targets) {
 }
 // What the bundle was stamped with, for the executables' version resource and the installers' names.
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
-writeFileSync(`${out}/build-info.json`, JSON.stringify({ version, commit }) + '\n');
+writeFileSync(`${out}/build-info.json`, JSON.stringify({ version, commit, build: testBuild ? 'test' : 'release' }) + '\n');
 
 // dist/openapi.json: the same document GET /openapi.json serves, from the same route table
 // (src/api/operations.ts), for tools that read it without a running service.

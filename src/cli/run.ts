@@ -1,6 +1,6 @@
 import { runCommand } from 'citty';
 import { readEnv } from '../config/env';
-import { COMMIT } from '../config/version';
+import { versionLine } from '../config/version';
 import { checkCommandLine, commandForHelp } from './args-check';
 import { mainCommand } from './command-tree';
 import { helpWidth, renderHelp } from './help';
@@ -21,7 +21,7 @@ export async function runCli(rawArgs: string[]): Promise<void> {
     }
     if (rawArgs.length === 1 && (rawArgs[0] === '--version' || rawArgs[0] === '-v')) {
       // The commit too (issue 9): which build runs on a machine of a fleet, as /health says it.
-      process.stdout.write(`${(await mainCommand.meta as { version: string }).version} (${COMMIT})\n`);
+      process.stdout.write(`${versionLine()}\n`);
       return;
     }
     await checkCommandLine(mainCommand, rawArgs);

@@ -63,6 +63,6 @@ describe('localsign.exe: version resource and Authenticode (osslsigncode, throwa
   it('still runs once signed (the SEA blob is a resource the signature covers, untouched)', async () => {
     const run = await runWine(wine, [join(dir, 'localsign.exe'), '--version']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout.trim()).toMatch(new RegExp(`^${VERSION.replace(/\./g, '\\.')} \\([0-9a-f]{7,}\\)$`));
+    expect(run.stdout.trim()).toMatch(new RegExp(`^${VERSION.replace(/\./g, '\\.')} \\([0-9a-f]{7,}(, test build)?\\)$`));
   }, 120_000);
 });

@@ -34,6 +34,14 @@ describe('the release bundle (npm run build without LOCALSIGN_TEST_BUILD)', () =
     expect(readFileSync(BUNDLE, 'utf8')).toMatch(SWITCH);
   });
 
+  it('--version tells the two builds apart: the test build says so, the release build shows its commit alone', () => {
+    const commit = (JSON.parse(readFileSync(join(out, 'build-info.json'), 'utf8')) as { commit: string }).commit;
+    expect(execFileSync(process.execPath, [join(out, 'localsign.cjs'), '--version'], { encoding: 'utf8' })).toBe(`0.2.0 (${commit})\n`);
+    expect(execFileSync(process.execPath, [BUNDLE, '--version'], { encoding: 'utf8' })).toBe(`0.2.0 (${commit}, test build)\n`);
+    const json = JSON.parse(execFileSync(process.execPath, [join(out, 'localsign.cjs'), 'version', '--json'], { encoding: 'utf8' })) as { build: string };
+    expect(json.build).toBe('release');
+  });
+
   it('ignores LOCALSIGN_TEST_FAULT: the job signs instead of killing the service', async () => {
     const service = await startServiceProcess({
       home: join(tmp.home, 'home'),

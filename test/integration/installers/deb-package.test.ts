@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderSystemdUnit } from '../../../src/install/systemd-unit';
@@ -12,6 +11,7 @@ import { ensureLinuxSea } from '../../helpers/sea-build';
 import { authed, waitForResult } from '../../helpers/service-process';
 import { readUnit, startUnit, waitForHealth, type UnitProcess } from '../../helpers/systemd-unit-run';
 import { freePort } from '../../windows/wine';
+import { tempDir } from '../../helpers/temp-dir';
 
 /**
  * Issue 9, the .deb: built by build/installers.mjs, installed with dpkg, its unit started as
@@ -57,7 +57,7 @@ describe.skipIf(NOT_ROOT)(`the .deb in a throwaway root (dpkg -i, the unit run a
   beforeAll(async () => {
     host = readHostState();
     ensureLinuxSea();
-    work = mkdtempSync(join(tmpdir(), 'localsign-deb-'));
+    work = tempDir('localsign-deb-');
     const out = join(work, 'out');
     execFileSync(process.execPath, ['build/installers.mjs'], {
       cwd: ROOT,
@@ -114,14 +114,15 @@ describe.skipIf(NOT_ROOT)(`the .deb in a throwaway root (dpkg -i, the unit run a
     }
     expect(readFileSync(s.at('/var/log/dpkg.log'), 'utf8')).not.toContain(CODE);
     const version = localsign(['--version']);
-    expect(version.stdout).toMatch(/^0\.2\.0 \(([0-9a-f]{7,})\)\n$/);
+    // ", test build" when the package was made from npm test's build (it says which build it holds).
+    expect(version.stdout).toMatch(/^0\.2\.0 \(([0-9a-f]{7,})(, test build)?\)\n$/);
   }, 120_000);
 
   it("starts as the unit would and answers /health on the install's port; the CLI finds the service's dir with no flag, an admin's wrapper:create works against it", async () => {
     service = startUnit(readUnit(s.at(UNIT)), HOME, s.enter);
     const health = await waitForHealth(port, service);
     expect(health).toMatchObject({ ok: true, paired: true, platform: 'embedded', version: '0.2.0' });
-    expect(localsign(['--version']).stdout).toContain(`(${String(health.commit)})`);
+    expect(localsign(['--version']).stdout).toMatch(new RegExp(`^0\\.2\\.0 \\(${String(health.commit)}(, test build)?\\)$`, 'm'));
 
     // As root, no --home: the service's dir, and files the service user owns.
     const created = localsign(['wrapper:create', '--json']);
