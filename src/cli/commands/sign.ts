@@ -6,6 +6,7 @@ import { assertOutputFolder, writeOutputFile } from '../output-file';
 import { startProgress } from '../progress';
 import { serviceArgs, serviceClient } from '../service-client';
 import { osErrorInWords } from '../../domain/os-errors';
+import { PADES_LEVELS } from '../../domain/pades';
 
 /**
  * `localsign sign pdf|hash`: signing for people and shell scripts, through the running service
@@ -57,6 +58,18 @@ function parseVariables(rawArgs: string[]): Record<string, string> | undefined {
   return out;
 }
 
+/** A flag's value, or a usage error (exit 2) when it is empty: an unset variable in `--credential "$X"` is caught here, not by the service. */
+function requiredValue(value: unknown, flag: string, what: string): string {
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (text === '') throw new UsageError(`${flag} is empty: give ${what}`);
+  return text;
+}
+
+function oneOf<T extends string>(value: string, flag: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got "${value.slice(0, 20)}"`);
+  return value as T;
+}
+
 export const signPdfCommand = defineCommand({
   meta: { name: 'pdf', description: 'Sign a PDF through the running service (PAdES) and write the signed copy' },
   args: {
@@ -70,8 +83,13 @@ export const signPdfCommand = defineCommand({
     reason: { type: 'string', description: 'Reason for signing (/Reason, and the stamp variable of that name)' },
     location: { type: 'string', description: 'Place of signing (/Location)' },
     'signer-name': { type: 'string', description: 'Name of the signer (/Name)' },
+    level: { type: 'string', description: 'PAdES level: B-B, B-T, B-LT or B-LTA (default: the service\'s, B-T with a timestamp authority)' },
+    certify: { type: 'string', description: 'Make it the certification signature: 1 (no change allowed), 2 (form filling and signing), 3 (also annotations)' },
   },
   async run({ args, rawArgs }) {
+    const credential = requiredValue(args.credential, '--credential', 'a pades credential_key (`localsign credentials` lists them; `serve --demo` prints LOCALSIGN_PADES_CREDENTIAL)');
+    const level = args.level === undefined ? undefined : oneOf(String(args.level), '--level', PADES_LEVELS);
+    const certify = args.certify === undefined ? undefined : Number(oneOf(String(args.certify), '--certify', ['1', '2', '3'])) as 1 | 2 | 3;
     const variables = parseVariables(rawArgs);
     const timeoutMs = parseTimeout(args.timeout);
     const input = String(args.input);
@@ -85,8 +103,10 @@ export const signPdfCommand = defineCommand({
     const client = serviceClient(args, rawArgs);
     const accepted = await client.signPdf({
       pdf,
-      credential_key: String(args.credential),
+      credential_key: credential,
       ...(args.design ? { design_key: String(args.design) } : {}),
+      ...(level ? { level } : {}),
+      ...(certify ? { certify } : {}),
       ...(variables ? { variables } : {}),
       ...(args.reason !== undefined ? { reason: String(args.reason) } : {}),
       ...(args.location !== undefined ? { location: String(args.location) } : {}),
@@ -120,7 +140,8 @@ export const signHashCommand = defineCommand({
     if (chain !== undefined && !/^[0-9]{1,16}$/.test(String(chain))) throw new UsageError(`--chain-id must be a positive integer, got "${String(chain).slice(0, 20)}"`);
     const timeoutMs = parseTimeout(args.timeout);
     const client = serviceClient(args, rawArgs);
-    const accepted = await client.signHash({ tx_hash: String(args.hash), credential_key: String(args.credential), ...(chain !== undefined ? { chain_id: Number(chain) } : {}) });
+    const credential = requiredValue(args.credential, '--credential', 'an evm credential_key (`localsign credentials` lists them; `serve --demo` prints LOCALSIGN_EVM_CREDENTIAL)');
+    const accepted = await client.signHash({ tx_hash: String(args.hash), credential_key: credential, ...(chain !== undefined ? { chain_id: Number(chain) } : {}) });
     const result = await waitForFinal(() => client.waitFor(accepted.request_id, { timeoutMs }), accepted.request_id, 'Signing the hash', timeoutMs);
     if (!('r' in result)) throw new CommandError(`${accepted.request_id} is not a hash signature`, EXIT_FAILURE);
     printData(Boolean(args.json), result, () =>

@@ -1,6 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recoverAddress, Signature } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { runPdfsig } from '../../helpers/pdf-tools';
 import { freePort, initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { expectOneLineFailure, runOnTty } from './_cli-expect';
+import { tempDir } from '../../helpers/temp-dir';
 
 /**
  * `localsign sign pdf|hash`, `results`, `errors`, `credentials`, `designs` (issue 11): through the
@@ -20,7 +20,7 @@ const TX_HASH = '0xdaf5a779ae972f972197303d7b574746c7ef83eadac0f2791ad23db92e4c8
 describe('CLI signing through the running service', () => {
   const tmp = makeTmpHome();
   const home = tmp.home;
-  const work = mkdtempSync(join(tmpdir(), 'localsign-sign-cli-'));
+  const work = tempDir('localsign-sign-cli-');
   let service: ServiceProcess;
   let env: NodeJS.ProcessEnv;
   let pades = '';
@@ -174,6 +174,28 @@ describe('CLI signing through the running service', () => {
     expect(expectOneLineFailure(await cli(['credentials', '--pem']), 2)).toBe('--pem and --out go with --chain KEY: localsign credentials --chain KEY --pem [--out root.pem]');
     expect(expectOneLineFailure(await cli(['credentials', '--chain', pades, '--out', root]), 2)).toBe('--out writes the root as PEM: add --pem');
     expect(expectOneLineFailure(await cli(['credentials', '--chain', pades, '--pem', '--out', join(work, 'missing/root.pem')]), 1)).toBe(`cannot write ${join(work, 'missing/root.pem')}: the folder ${join(work, 'missing')} does not exist`);
+  });
+
+  it('an empty --credential (an unset variable) is a usage error before anything is sent; --level and --certify reach the request', async () => {
+    const errorsBefore = parseJson<{ errors: unknown[] }>(await cli(['errors', '--json'])).errors.length;
+    const empty = await cli(['sign', 'pdf', join(work, 'in.pdf'), '-o', join(work, 'never.pdf'), '--credential', '']);
+    expect(expectOneLineFailure(empty, 2)).toMatch(/^--credential is empty: give a pades credential_key/);
+    const emptyHash = await cli(['sign', 'hash', TX_HASH, '--credential', ' ']);
+    expect(expectOneLineFailure(emptyHash, 2)).toMatch(/^--credential is empty: give an evm credential_key/);
+    expect(existsSync(join(work, 'never.pdf'))).toBe(false);
+    // Nothing reached the service: no error record was made.
+    expect(parseJson<{ errors: unknown[] }>(await cli(['errors', '--json'])).errors).toHaveLength(errorsBefore);
+    const bad = await cli(['sign', 'pdf', join(work, 'in.pdf'), '-o', join(work, 'never.pdf'), '--credential', pades, '--level', 'B-X']);
+    expect(expectOneLineFailure(bad, 2)).toBe('--level must be one of B-B, B-T, B-LT, B-LTA, got "B-X"');
+    // B-T needs a timestamp authority this service has not: the service's 422 (exit 4) names it.
+    const bt = await cli(['sign', 'pdf', join(work, 'in.pdf'), '-o', join(work, 'never.pdf'), '--credential', pades, '--level', 'B-T']);
+    expect(bt.status).toBe(4);
+    expect(bt.stderr).toContain('level B-T needs a timestamp authority');
+    const certified = join(work, 'certified.pdf');
+    const ok = await cli(['sign', 'pdf', join(work, 'in.pdf'), '-o', certified, '--credential', pades, '--certify', '2', '--json']);
+    expect(ok.status, ok.stderr).toBe(0);
+    const report = parseJson<{ signatures: { certifies: number | null }[] }>(await cli(['verify', certified, '--json']));
+    expect(report.signatures.map((x) => x.certifies)).toEqual([2]);
   });
 
   it('on a terminal, a progress line shows while it waits, then is erased', async () => {
