@@ -98,6 +98,18 @@ function headingAnchors(text: string): string[] {
   return [...text.matchAll(/^#{1,4} (.+)$/gm)].map((m) => m[1]!.toLowerCase().replace(/[`'’]/g, '').replace(/[^a-z0-9 -]/g, '').trim().replace(/ /g, '-'));
 }
 
+describe('the docs stand alone', () => {
+  it('they name no file a reader of the repository does not have, and no issue number: history is in git log', () => {
+    const files = ['README.md', 'clients/typescript/README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const outside = /\b(CONTRACT(\.md)?|STYLE\.md|PLATFORM\.md)\b|\bspec §|\b[Ii]ssues? #?\d+/;
+    for (const file of files) {
+      const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+      const found = lines.map((line, i) => [i + 1, line] as const).filter(([, line]) => outside.test(line));
+      expect(found.map(([n, line]) => `${file}:${n}: ${line.trim().slice(0, 100)}`), file).toEqual([]);
+    }
+  });
+});
+
 describe('the client example of integrators.md runs against a real service', () => {
   const tmp = makeTmpHome();
   let service: ServiceProcess;
@@ -159,7 +171,8 @@ describe('the shell example of integrators.md "Authenticating the service" runs 
   const run = (env: Record<string, string>) => {
     const block = /<!-- example: service-proof[^>]*-->\n```bash\n([\s\S]*?)```/.exec(page('integrators.md'))?.[1];
     expect(block).toBeDefined();
-    return spawnAsync('bash', ['-c', `set -euo pipefail\n${block!}`], { ...process.env, ...env });
+    // Its `mktemp -d` inside this test's config dir, removed with it.
+    return spawnAsync('bash', ['-c', `set -euo pipefail\n${block!}`], { ...process.env, TMPDIR: tmp.home, ...env });
   };
 
   it('with the service: the proof holds, and the signed request is answered and proven', async () => {
