@@ -30,6 +30,8 @@ export const OID = {
   ocspBasic: '1.3.6.1.5.5.7.48.1.1', // RFC 6960 §4.2.1 id-pkix-ocsp-basic
   ocspNonce: '1.3.6.1.5.5.7.48.1.2', // RFC 6960 §4.4.1
   ocspNoCheck: '1.3.6.1.5.5.7.48.1.5', // RFC 6960 §4.2.2.2.1
+  riOcspResponse: '1.3.6.1.5.5.7.16.2', // RFC 5940 §4.1 id-ri-ocsp-response
+  adbeRevocationInfoArchival: '1.2.840.113583.1.1.8', // ISO 32000-1 §12.8.3.3.2
   sha1: '1.3.14.3.2.26', // RFC 3279 §2.2.1
   sha384: '2.16.840.1.101.3.4.2.2', // RFC 5754 §2.3
   sha512: '2.16.840.1.101.3.4.2.3', // RFC 5754 §2.4

@@ -15,6 +15,15 @@ import {
   type BasicConstraints,
   type NameConstraints,
 } from '../der/x509-constraints';
+import { readDistributionPoints, type DistributionPoint } from '../der/crl-fields';
+import {
+  readCertificatePolicies,
+  readInhibitAnyPolicy,
+  readPolicyConstraints,
+  readPolicyMappings,
+  type PolicyConstraints,
+  type PolicyInformation,
+} from '../der/x509-policies';
 import { formatName } from './distinguished-name';
 import { nameKey } from './name-match';
 import { algorithmOf } from './verify-signature';
@@ -34,9 +43,9 @@ const EXT = {
 
 /**
  * Extensions this validator recognises (§6.1.4 (o) and §6.1.5 (f) refuse any other that is
- * critical). The policy extensions are recognised but not processed: the report says `policies:
- * "not checked"`, as PKITS 4.8-4.12 are out of this validator's scope. The key identifiers, access
- * and CRL locations only help find issuers and status, so they constrain nothing.
+ * critical). The policy extensions feed the policy tree (policy-tree.ts) and the distribution
+ * points the revocation check (revocation.ts); the key identifiers and access locations only help
+ * find issuers and status, so they constrain nothing.
  */
 const RECOGNISED = new Set<string>([
   OID.basicConstraints,
@@ -73,6 +82,13 @@ export interface PathCertificate {
   unknownCritical: string[];
   /** The OID of the issuer's signature on this certificate. */
   signatureAlgorithm: string;
+  /** certificatePolicies, or null when absent (§4.2.1.4). */
+  policies: PolicyInformation[] | null;
+  policyMappings: { issuer: string; subject: string }[] | null;
+  policyConstraints: PolicyConstraints | null;
+  inhibitAnyPolicy: number | null;
+  /** cRLDistributionPoints, or null when absent (§4.2.1.13). */
+  distributionPoints: DistributionPoint[] | null;
 }
 
 export function readPathCertificate(der: Uint8Array): PathCertificate {
@@ -84,6 +100,10 @@ export function readPathCertificate(der: Uint8Array): PathCertificate {
   const ku = find(OID.keyUsage);
   const nc = find(EXT.nameConstraints);
   const san = find(EXT.subjectAltName);
+  const cp = find(EXT.certificatePolicies);
+  const pm = find(EXT.policyMappings);
+  const pc = find(EXT.policyConstraints);
+  const iap = find(EXT.inhibitAnyPolicy);
   const signatureAlgorithm = algorithmOf(children(readDerExact(der))[1], 'signatureAlgorithm');
   const subjectKey = nameKey(fields.subject);
   const issuerKey = nameKey(fields.issuer);
@@ -102,5 +122,10 @@ export function readPathCertificate(der: Uint8Array): PathCertificate {
     altNames: san ? readGeneralNames(san) : null,
     unknownCritical: extensions.filter((e) => e.critical && !RECOGNISED.has(e.id)).map((e) => e.id),
     signatureAlgorithm,
+    policies: cp ? readCertificatePolicies(cp) : null,
+    policyMappings: pm ? readPolicyMappings(pm) : null,
+    policyConstraints: pc ? readPolicyConstraints(pc) : null,
+    inhibitAnyPolicy: iap ? readInhibitAnyPolicy(iap) : null,
+    distributionPoints: readDistributionPoints(fields),
   };
 }

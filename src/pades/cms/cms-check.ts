@@ -12,7 +12,7 @@ import { createHash, createVerify, verify as cryptoVerify } from 'node:crypto';
 import { SigningError } from '../../domain/errors';
 import { derViolation, readBerExact } from '../../der/ber';
 import { bytesEqual, children, concat, decodeOid, expectTag, TAG, type Der } from '../../der/der';
-import { findSignerCertificate, parseSignedData, readAttributes } from '../../der/cms-fields';
+import { findSignerCertificate, parseSignedData, readAttributes, readRevocationArchival, type RevocationInfo } from '../../der/cms-fields';
 import { DIGEST_NAMES, OID, SIGNATURE_DIGESTS } from '../../der/oids';
 import { readTstInfo } from '../../der/tst-info';
 import { extendedKeyUsages } from '../../der/x509-extensions';
@@ -39,6 +39,8 @@ export interface CmsCheck {
   signedAttributesSet: Uint8Array | null;
   hasSigningCertificateV2: boolean;
   timestampToken: Uint8Array | null;
+  /** CRLs and OCSP responses the CMS carries: its `crls` field (RFC 5652 §10.2.1) and the adbe-revocationInfoArchival signed attribute. */
+  revocation: RevocationInfo;
 }
 
 /**
@@ -85,7 +87,7 @@ export function checkCms(cms: Uint8Array, detached: DetachedContent | null, opti
   const own = options.ownOutput === true;
   const out: CmsCheck = {
     ok: false, problems: [], signerCertificate: null, certificates: [], digestAlgorithm: null, signatureValue: null, contentType: null, content: null,
-    detached: false, signedAttributes: false, signedAttributesSet: null, hasSigningCertificateV2: false, timestampToken: null,
+    detached: false, signedAttributes: false, signedAttributesSet: null, hasSigningCertificateV2: false, timestampToken: null, revocation: { crls: [], ocsps: [] },
   };
   let sd;
   try {
@@ -96,6 +98,7 @@ export function checkCms(cms: Uint8Array, detached: DetachedContent | null, opti
     return out;
   }
   out.certificates = sd.certificates;
+  out.revocation = { crls: [...sd.revocation.crls], ocsps: [...sd.revocation.ocsps] };
   out.contentType = sd.contentType;
   out.content = sd.content;
   out.detached = sd.content === null;
@@ -149,6 +152,8 @@ export function checkCms(cms: Uint8Array, detached: DetachedContent | null, opti
       if (!md || md.tag !== TAG.OCTET_STRING) out.problems.push('the message-digest attribute is missing');
       else if (contentDigest && !bytesEqual(md.content, contentDigest)) out.problems.push('the document digest does not match: the signed bytes were changed');
       out.hasSigningCertificateV2 = attrs.has(OID.signingCertificateV2);
+      const archival = attrs.get(OID.adbeRevocationInfoArchival)?.[0];
+      if (archival) archivedRevocation(archival, out.revocation);
       if (own) out.problems.push(...ownAttributeProblems(attrs, out.signerCertificate));
       if (si.unsignedAttrs) out.timestampToken = readAttributes(si.unsignedAttrs).get(OID.signatureTimeStampToken)?.[0]?.raw ?? null;
     } catch (e) {
@@ -161,6 +166,17 @@ export function checkCms(cms: Uint8Array, detached: DetachedContent | null, opti
   }
   out.ok = out.problems.length === 0;
   return out;
+}
+
+/** The archival attribute's CRLs and OCSP responses added to `into`; one that does not read adds nothing (what it would prove stays unproven). */
+function archivedRevocation(value: Der, into: RevocationInfo): void {
+  try {
+    const info = readRevocationArchival(value);
+    into.crls.push(...info.crls);
+    into.ocsps.push(...info.ocsps);
+  } catch {
+    // left out: revocation.ts names the status it could not determine
+  }
 }
 
 /** Ours: RSA PKCS#1 v1.5 or ECDSA P-256, each with SHA-256 (cms.ts assembleCms). */
@@ -237,12 +253,13 @@ export interface TimestampCheck {
   time: Date | null;
   signerCertificate: Uint8Array | null;
   certificates: Uint8Array[];
+  revocation: RevocationInfo;
 }
 
 /** An RFC 3161 token (§2.4.2): a valid CMS over TSTInfo whose messageImprint is `imprintOf(alg)`. */
 export function checkTimestampToken(token: Uint8Array, imprintOf: (algorithm: string) => Uint8Array | null): TimestampCheck {
   const cms = checkCms(token, null);
-  const out: TimestampCheck = { ok: false, problems: [...cms.problems], time: null, signerCertificate: cms.signerCertificate, certificates: cms.certificates };
+  const out: TimestampCheck = { ok: false, problems: [...cms.problems], time: null, signerCertificate: cms.signerCertificate, certificates: cms.certificates, revocation: cms.revocation };
   if (!cms.content) {
     out.problems.push('the timestamp token holds no TSTInfo');
     return out;

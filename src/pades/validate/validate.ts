@@ -2,8 +2,10 @@
  * Local validation of every signature of a PDF (issue 12), a report and never a signature: for
  * each, in file order, the signer, whether the digest and signature hold, the /ByteRange and its
  * coverage, the changes made after it and whether DocMDP allows them, the chain to the operator's
- * trust anchors, the timestamp, revocation from the data embedded in the document (the DSS; no
- * network here) and the PAdES level reached (ETSI EN 319 142-1 §5: B-B, B-T, B-LT, B-LTA).
+ * trust anchors with the revocation status of each certificate of it (RFC 5280 §6.3, from the
+ * data the document and the signature carry, and what `verify --online` fetched: a revoked
+ * certificate, or under `require` an undetermined one, makes the chain untrusted), the timestamp,
+ * and the PAdES level reached (ETSI EN 319 142-1 §5: B-B, B-T, B-LT, B-LTA).
  * Each signature is bound to its own field (issue 17): its value is its dictionary's own
  * /Contents, which its /ByteRange must skip exactly where the cross-reference data puts it.
  * Pure: the trust anchors and the time come in. The reader is the engine's own.
@@ -13,10 +15,12 @@
  * each revision analysed once (modifications.ts); text from the document cut at MAX_TEXT.
  */
 import { PDFDict, PDFHexString, PDFName, PDFRef, PDFString } from 'pdf-lib';
-import type { PadesLevel } from '../../domain/pades';
+import type { PadesLevel, RevocationPolicy } from '../../domain/pades';
 import { leadingSequence } from '../../der/ber';
 import { bytesEqual } from '../../der/der';
 import { buildPath, isSelfIssued, subjectOf } from '../../pki/chain';
+import type { PolicyInputs } from '../../pki/policy-tree';
+import type { FoundIn, RevocationData, RevocationEntry } from '../../pki/revocation';
 import { describeCertificate, type CertificateDescription } from '../../pki/describe-certificate';
 import { decodeHexDigits } from '../pdf';
 import { isLimit, refuseRangeErrors, tooComplex, unlessDamaged } from '../pdf';
@@ -25,18 +29,19 @@ import { contentsSpan, type ContentsSpan } from './_signature-span';
 import type { ByteRange } from '../pdf';
 import { checkCms, checkTimestampToken, digestWith } from '../cms';
 import { vriKey } from '../sign';
-import { readDssData, type DssData } from './dss-read';
+import { readDssData } from './dss-read';
 import { ChangeAnalysis, changesAllowed, type ModificationReport } from './modifications';
 import { docMdpPermission, forEachField } from '../pdf';
-import { embeddedRevocation, type RevocationEntry } from './revocation-status';
+import { RevocationSources } from './revocation-sources';
+import type { RevocationInfo } from '../../der/cms-fields';
 
 export interface ChainReport {
   trusted: boolean;
   /** Subjects, signer first. */
   path: string[];
   failures: string[];
-  /** RFC 5280 §6.1 policy processing (PKITS 4.8-4.12) is not done, and the report says so (issue 17). */
-  policies: 'not checked';
+  /** The user-constrained policy set of RFC 5280 §6.1 (OIDs; anyPolicy 2.5.29.32.0 when unrestricted); empty unless trusted. */
+  policies: string[];
 }
 
 export interface TimestampReport {
@@ -86,6 +91,10 @@ export interface ValidateOptions {
   now: Date;
   /** Revocation data fetched for this check (`verify --online`), used beside the document's own. */
   fetched?: { ocsps: Uint8Array[]; crls: Uint8Array[] };
+  /** What an undetermined revocation status means (RevocationPolicy); absent: `require`. */
+  revocation?: RevocationPolicy;
+  /** RFC 5280 §6.1.1 (c), (e)-(g) for every chain; RFC 5280's defaults when absent. */
+  certificatePolicies?: PolicyInputs;
   /** Read a damaged file as far as it goes, naming each repair here (the report's `problems`). */
   damage?: string[];
 }
@@ -218,10 +227,10 @@ function unbound(reader: PdfReader, f: Found, br: ByteRange, span: ContentsSpan)
   return `the /ByteRange skips bytes ${br[1]} to ${br[2]}, not this signature dictionary's own /Contents (bytes ${span.start} to ${span.end} of object ${span.objectNumber}): ${tail}`;
 }
 
-function chainReport(leaf: Uint8Array | null, pool: Uint8Array[], o: ValidateOptions, at: Date): ChainReport & { certs: Uint8Array[] } {
-  if (!leaf) return { trusted: false, path: [], failures: ['no signer certificate'], policies: 'not checked', certs: [] };
-  const r = buildPath(leaf, pool, o.trustAnchors, at);
-  return { trusted: r.trusted, path: r.path.map(subjectOf), failures: r.failures, policies: r.policies, certs: r.path };
+function chainReport(leaf: Uint8Array | null, pool: Uint8Array[], o: ValidateOptions, at: Date, data: RevocationData): ChainReport & { certs: Uint8Array[]; revocation: RevocationEntry[] } {
+  if (!leaf) return { trusted: false, path: [], failures: ['no signer certificate'], policies: [], certs: [], revocation: [] };
+  const r = buildPath(leaf, pool, o.trustAnchors, at, { revocation: { data, policy: o.revocation ?? 'require' }, certificatePolicies: o.certificatePolicies });
+  return { trusted: r.trusted, path: r.path.map(subjectOf), failures: r.failures, policies: r.policies, certs: r.path, revocation: r.revocation };
 }
 
 function describe(cert: Uint8Array | null): CertificateDescription | null {
@@ -232,15 +241,9 @@ function describe(cert: Uint8Array | null): CertificateDescription | null {
   }
 }
 
-/** Revocation of every certificate of the path that is not the anchor (a self-issued end). */
-function revocationOf(path: Uint8Array[], dss: DssData): RevocationEntry[] {
-  const out: RevocationEntry[] = [];
-  for (let i = 0; i < path.length; i++) {
-    const cert = path[i]!;
-    if (isSelfIssued(cert)) continue;
-    out.push(embeddedRevocation(cert, path[i + 1] ?? null, dss));
-  }
-  return out;
+/** Every certificate below the anchor has a good status from the document's /DSS (ETSI EN 319 142-1 §5.4.2: B-LT's validation data). */
+function coveredByDss(revocation: RevocationEntry[]): boolean {
+  return revocation.length > 0 && revocation.every((r) => r.status === 'good' && r.foundIn === 'dss');
 }
 
 export function validatePdf(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
@@ -255,6 +258,14 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
   const dssBefore = dssBeforeOf(reader);
   const { dict: catalog } = reader.catalog();
   const dss = readDssData(reader, catalog);
+  const revocationSources = new RevocationSources();
+  /** The revocation data one signature's chains may use: the document's, its own CMS's, then what was fetched. */
+  const revocationData = (own: RevocationInfo[]): RevocationData =>
+    revocationSources.data([
+      { foundIn: 'dss', info: dss },
+      ...own.map((info) => ({ foundIn: 'signature' as FoundIn, info })),
+      ...(o.fetched ? [{ foundIn: 'online' as FoundIn, info: o.fetched }] : []),
+    ]);
   const permission = docMdpPermission(reader, catalog);
   const certifier = reader.getDict(catalog, 'Perms')?.get(PDFName.of('DocMDP'));
   const unreadable: string[] = [];
@@ -272,7 +283,7 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
       valid: false, fieldName: f.fieldNames[0]!, fields: f.fieldNames, kind: isDts ? 'document_timestamp' : 'signature', subFilter, signer: null,
       claimedTime: text(reader.get(f.sig, 'M')), digestValid: false, byteRange: br, coversWholeDocument: f.ranges !== null && end === pdf.length,
       modifications: { level: 'none', changes: [], changesTotal: 0 }, docMdp: { certifies: null, permission, allowed: true },
-      chain: { trusted: false, path: [], failures: [], policies: 'not checked' }, timestamp: null, revocation: [], level: null, problems, pathCertificates: [],
+      chain: { trusted: false, path: [], failures: [], policies: [] }, timestamp: null, revocation: [], level: null, problems, pathCertificates: [],
     };
     reports.push(report);
     if (certifier && f.sig === reader.resolve(certifier)) report.docMdp.certifies = permission;
@@ -297,14 +308,17 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
     /** The signature timestamp's TSA path and the certificates it was built from (B-LT covers them too). */
     let tsaPath: Uint8Array[] = [];
     let tsaPool: Uint8Array[] = [];
+    let tsaRevocation: RevocationEntry[] = [];
     let hasEss = false;
+    let data: RevocationData;
     if (isDts) {
       const ts = checkTimestampToken(cms, (alg) => digestWith(alg, ranges));
       report.digestValid = ts.ok;
       problems.push(...ts.problems);
       signer = ts.signerCertificate;
       pool = [...ts.certificates, ...dss.certs];
-      report.timestamp = { time: ts.time?.toISOString() ?? null, valid: ts.ok, authority: signer ? subjectOf(signer) : null, chain: { trusted: false, path: [], failures: [], policies: 'not checked' }, problems: ts.problems };
+      report.timestamp = { time: ts.time?.toISOString() ?? null, valid: ts.ok, authority: signer ? subjectOf(signer) : null, chain: { trusted: false, path: [], failures: [], policies: [] }, problems: ts.problems };
+      data = revocationData([ts.revocation]);
       if (ts.ok && ts.time) bestTime = ts.time;
     } else {
       const check = checkCms(cms, ranges);
@@ -315,11 +329,14 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
       // ETSI EN 319 142-1 §6.3: a PAdES baseline CMS is detached and signs ESS signing-certificate-v2
       // among its signed attributes; encapsulated content or none of them: valid maybe, but no level.
       hasEss = check.detached && check.hasSigningCertificateV2;
+      data = revocationData([check.revocation]);
       if (check.timestampToken && check.signatureValue) {
         const value = check.signatureValue;
         const ts = checkTimestampToken(check.timestampToken, (alg) => digestWith(alg, [value]));
-        const tsa = chainReport(ts.signerCertificate, [...ts.certificates, ...dss.certs], o, ts.time ?? o.now);
+        data = revocationData([check.revocation, ts.revocation]);
+        const tsa = chainReport(ts.signerCertificate, [...ts.certificates, ...dss.certs], o, ts.time ?? o.now, data);
         tsaPath = tsa.certs;
+        tsaRevocation = tsa.revocation;
         tsaPool = [...ts.certificates, ...dss.certs];
         report.timestamp = { time: ts.time?.toISOString() ?? null, valid: ts.ok, authority: ts.signerCertificate ? subjectOf(ts.signerCertificate) : null, chain: { trusted: tsa.trusted, path: tsa.path, failures: tsa.failures, policies: tsa.policies }, problems: ts.problems };
         if (!ts.ok) problems.push(...ts.problems.map((p) => `signature timestamp: ${p}`));
@@ -328,20 +345,18 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
       }
     }
     report.signer = describe(signer);
-    const chain = chainReport(signer, pool, o, bestTime);
+    const chain = chainReport(signer, pool, o, bestTime, data);
     report.chain = { trusted: chain.trusted, path: chain.path, failures: chain.failures, policies: chain.policies };
     if (isDts && report.timestamp) report.timestamp.chain = report.chain;
     problems.push(...chain.failures.map((x) => `chain: ${x}`));
     report.pathCertificates = chain.certs;
-    report.revocation = revocationOf(chain.certs, o.fetched ? { ...dss, ocsps: [...dss.ocsps, ...o.fetched.ocsps], crls: [...dss.crls, ...o.fetched.crls] } : dss);
-    for (const r of report.revocation) {
-      if (r.status === 'revoked' && (!r.revokedAt || new Date(r.revokedAt) <= bestTime)) problems.push(`${r.certificate} is revoked since ${r.revokedAt}`);
-    }
+    // A revocation, and under `require` an undetermined status, is among the chain's failures.
+    report.revocation = chain.revocation;
     if (!isDts && subFilter === 'ETSI.CAdES.detached' && report.digestValid && hasEss) {
       report.level = 'B-B';
       const laterDts = found.some((g) => g !== f && g.byteRange && g.byteRange[2] + g.byteRange[3] > end && reader.get(g.sig, 'Type') === PDFName.of('DocTimeStamp'));
       if (report.timestamp?.valid || laterDts) report.level = 'B-T';
-      const covered = report.revocation.length > 0 && report.revocation.every((r) => r.status === 'good');
+      const covered = coveredByDss(report.revocation);
       const inDss = chain.certs.every((c) => dss.certs.some((d) => bytesEqual(d, c)) || isSelfIssued(c));
       // ETSI EN 319 142-1 §5.4.2: the validation data of B-LT is that of the signature *and* of
       // its timestamp. The TSA's chain must reach a root from what the document holds (the token's
@@ -352,7 +367,7 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
         (tsaPath.length > 0 &&
           isSelfIssued(tsaPath[tsaPath.length - 1]!) &&
           tsaPath.every((c) => tsaPool.some((d) => bytesEqual(d, c)) || isSelfIssued(c)) &&
-          revocationOf(tsaPath, dss).every((r) => r.status === 'good'));
+          tsaRevocation.every((r) => r.status === 'good' && r.foundIn === 'dss'));
       if (report.level === 'B-T' && covered && inDss && tsaCovered && dss.vriKeys.has(vriKey(contents))) report.level = 'B-LT';
     }
     report.valid = problems.length === 0;

@@ -34,7 +34,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function judge(signed: Uint8Array): SignatureReport {
-  const report = validatePdf(signed, { trustAnchors: [pki.chain.at(-1)!], now: new Date() });
+  // These documents carry no revocation data: what is judged is the CMS, so its absence is let pass.
+  const report = validatePdf(signed, { trustAnchors: [pki.chain.at(-1)!], now: new Date(), revocation: 'if-available' });
   expect(report.signatures).toHaveLength(1);
   return report.signatures[0]!;
 }

@@ -110,10 +110,17 @@ describe('B-LT: the DSS after the signature', () => {
       ['CN=LTV Engine Signer,O=localsign test,C=ES', 'good', 'ocsp'],
       [expect.stringMatching(/^CN=LTV Intermediate /), 'good', 'crl'],
     ]);
-    // Without the DSS the same signature is B-T, with no revocation data.
+    // Without the DSS the same signature is B-T, with no revocation data: its chain is not trusted
+    // when revocation is required (the default), and is when it is only used if available.
     const [bt] = validatePdf(pdf, { trustAnchors: anchors, now: new Date() }).signatures;
-    expect(bt).toMatchObject({ valid: true, level: 'B-T' });
+    expect(bt).toMatchObject({ valid: false, level: 'B-T', chain: { trusted: false } });
     expect(bt!.revocation.map((r) => r.status)).toEqual(['no_data', 'no_data']);
+    expect(bt!.chain.failures).toEqual([
+      'the revocation status of CN=LTV Engine Signer,O=localsign test,C=ES cannot be determined (revocation: require): no CRL or OCSP response about it was found',
+      expect.stringMatching(/^the revocation status of CN=LTV Intermediate .* cannot be determined \(revocation: require\): no CRL or OCSP response about it was found$/),
+    ]);
+    const [lenient] = validatePdf(pdf, { trustAnchors: anchors, now: new Date(), revocation: 'if-available' }).signatures;
+    expect(lenient).toMatchObject({ valid: true, level: 'B-T', chain: { trusted: true } });
   });
 
   it('a revoked signer certificate ends in an error naming the certificate and the responder', async () => {
