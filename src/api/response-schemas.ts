@@ -108,6 +108,17 @@ export const COMPONENT_SCHEMAS = {
                 },
               },
             },
+            algorithms: {
+              type: 'object',
+              description: "The signer's algorithms and, by ETSI TS 119 312 as EU DSS's default policy encodes it, until when they are acceptable: a lapse by 2022 is a problem (too weak to trust), a later one or an algorithm not in the table a warning",
+              properties: {
+                digest: { type: ['string', 'null'], description: 'SHA-256, SHA3-256, SHAKE256, …' },
+                signature: { type: ['string', 'null'], description: 'ECDSA with SHA-256, RSASSA-PSS with SHA-256, Ed25519, Ed448, …' },
+                key: { type: ['string', 'null'], description: 'RSA 3072, EC P-256, Ed448, …' },
+                acceptable_until: { type: ['integer', 'null'], description: 'The year from which the weakest of them is no longer acceptable' },
+                warnings: { type: 'array', items: { type: 'string' } },
+              },
+            },
             level: { enum: ['B-B', 'B-T', 'B-LT', 'B-LTA', null] },
             problems: { type: 'array', items: { type: 'string' } },
           },

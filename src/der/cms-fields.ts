@@ -16,9 +16,13 @@ export interface ParsedSignerInfo {
    */
   sid: { issuer: Uint8Array; serial: Uint8Array } | { subjectKeyIdentifier: Uint8Array };
   digestAlgorithm: string;
+  /** The digest AlgorithmIdentifier, parameters included (id-shake256-len carries its output length, RFC 8419 §2.3). */
+  digestAlgorithmId: Der;
   /** signedAttrs as encoded, tag [0] (0xA0); null when absent. */
   signedAttrs: Der | null;
   signatureAlgorithm: string;
+  /** The signature AlgorithmIdentifier, parameters included (RSASSA-PSS: RFC 4055 §3.1). */
+  signatureAlgorithmId: Der;
   signature: Uint8Array;
   unsignedAttrs: Der | null;
 }
@@ -59,14 +63,17 @@ function parseSignerInfo(node: Der): ParsedSignerInfo {
   }
   let i = 3;
   const signedAttrs = f[i]?.tag === 0xa0 ? f[i++]! : null;
+  const signatureAlgorithmId = f[i]!;
   const signatureAlgorithm = algorithmOid(f[i++], 'SignerInfo.signatureAlgorithm');
   const signature = expectTag(f[i++], TAG.OCTET_STRING, 'SignerInfo.signature').content;
   const unsignedAttrs = f[i]?.tag === 0xa1 ? f[i]! : null;
   return {
     sid,
     digestAlgorithm: algorithmOid(f[2], 'SignerInfo.digestAlgorithm'),
+    digestAlgorithmId: f[2]!,
     signedAttrs,
     signatureAlgorithm,
+    signatureAlgorithmId,
     signature,
     unsignedAttrs,
   };

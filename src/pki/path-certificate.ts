@@ -59,9 +59,6 @@ const RECOGNISED = new Set<string>([
   ...Object.values(EXT),
 ]);
 
-/** DSA signatures (RFC 3279 §2.2.2, RFC 5758 §3.1): refused by name, as Chromium does. */
-export const DSA_SIGNATURES = new Set(['1.2.840.10040.4.3', '2.16.840.1.101.3.4.3.1', '2.16.840.1.101.3.4.3.2']);
-
 export interface PathCertificate {
   der: Uint8Array;
   fields: CertificateFields;
@@ -82,6 +79,8 @@ export interface PathCertificate {
   unknownCritical: string[];
   /** The OID of the issuer's signature on this certificate. */
   signatureAlgorithm: string;
+  /** Its AlgorithmIdentifier, parameters included (RSASSA-PSS: RFC 4055 §3.1). */
+  signatureAlgorithmId: Der;
   /** certificatePolicies, or null when absent (§4.2.1.4). */
   policies: PolicyInformation[] | null;
   policyMappings: { issuer: string; subject: string }[] | null;
@@ -104,7 +103,8 @@ export function readPathCertificate(der: Uint8Array): PathCertificate {
   const pm = find(EXT.policyMappings);
   const pc = find(EXT.policyConstraints);
   const iap = find(EXT.inhibitAnyPolicy);
-  const signatureAlgorithm = algorithmOf(children(readDerExact(der))[1], 'signatureAlgorithm');
+  const signatureAlgorithmId = children(readDerExact(der))[1]!;
+  const signatureAlgorithm = algorithmOf(signatureAlgorithmId, 'signatureAlgorithm');
   const subjectKey = nameKey(fields.subject);
   const issuerKey = nameKey(fields.issuer);
   return {
@@ -122,6 +122,7 @@ export function readPathCertificate(der: Uint8Array): PathCertificate {
     altNames: san ? readGeneralNames(san) : null,
     unknownCritical: extensions.filter((e) => e.critical && !RECOGNISED.has(e.id)).map((e) => e.id),
     signatureAlgorithm,
+    signatureAlgorithmId,
     policies: cp ? readCertificatePolicies(cp) : null,
     policyMappings: pm ? readPolicyMappings(pm) : null,
     policyConstraints: pc ? readPolicyConstraints(pc) : null,

@@ -9,9 +9,9 @@
  * named rather than trusted forever.
  */
 import { KEY_USAGE } from '../der/x509-constraints';
-import { SIGNATURE_DIGESTS } from '../der/oids';
 import { checkNameConstraints } from './name-constraints';
-import { DSA_SIGNATURES, type PathCertificate } from './path-certificate';
+import type { PathCertificate } from './path-certificate';
+import { signatureScheme } from './signature-scheme';
 import { processPolicies, type PolicyInputs } from './policy-tree';
 
 /** Whether `cert`'s signature verifies with `issuer`'s key; the builder caches it. */
@@ -26,8 +26,11 @@ export function validityFailures(c: PathCertificate, at: Date): string[] {
 
 /** §6.1.3 (a)(1): the signature, or why it cannot be checked. */
 function signatureFailure(c: PathCertificate, issuer: PathCertificate, verify: SignatureCheck): string | null {
-  if (DSA_SIGNATURES.has(c.signatureAlgorithm)) return `certificate ${c.name}: DSA signatures are not supported`;
-  if (!SIGNATURE_DIGESTS[c.signatureAlgorithm]) return `certificate ${c.name}: signature algorithm ${c.signatureAlgorithm} is not supported`;
+  try {
+    signatureScheme(c.signatureAlgorithmId);
+  } catch (e) {
+    return `certificate ${c.name}: ${(e as Error).message}`;
+  }
   return verify(c, issuer) ? null : `signature of ${c.name} does not verify with the key of ${issuer.name}`;
 }
 

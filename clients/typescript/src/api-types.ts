@@ -110,6 +110,18 @@ export interface VerifyReport {
       checked_at?: string | null;
       problems?: string[];
     })[];
+    /** The signer's algorithms and, by ETSI TS 119 312 as EU DSS's default policy encodes it, until when they are acceptable: a lapse by 2022 is a problem (too weak to trust), a later one or an algorithm not in the table a warning */
+    algorithms?: {
+      /** SHA-256, SHA3-256, SHAKE256, … */
+      digest?: string | null;
+      /** ECDSA with SHA-256, RSASSA-PSS with SHA-256, Ed25519, Ed448, … */
+      signature?: string | null;
+      /** RSA 3072, EC P-256, Ed448, … */
+      key?: string | null;
+      /** The year from which the weakest of them is no longer acceptable */
+      acceptable_until?: number | null;
+      warnings?: string[];
+    };
     level: "B-B" | "B-T" | "B-LT" | "B-LTA" | null;
     problems: string[];
   })[];

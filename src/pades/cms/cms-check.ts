@@ -8,15 +8,16 @@
  * content itself. And of our own output before a request is DONE (`ownOutput`, verify.ts): every
  * one of those checks, and the profile cms.ts builds on top (verifyCmsSignature).
  */
-import { createHash, createVerify, verify as cryptoVerify } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { SigningError } from '../../domain/errors';
 import { derViolation, readBerExact } from '../../der/ber';
-import { bytesEqual, children, concat, decodeOid, expectTag, TAG, type Der } from '../../der/der';
+import { bytesEqual, children, concat, decodeOid, expectTag, integerValue, TAG, type Der } from '../../der/der';
 import { findSignerCertificate, parseSignedData, readAttributes, readRevocationArchival, type RevocationInfo } from '../../der/cms-fields';
-import { DIGEST_NAMES, OID, SIGNATURE_DIGESTS } from '../../der/oids';
+import { DIGEST_LABELS, DIGEST_NAMES, OID } from '../../der/oids';
 import { readTstInfo } from '../../der/tst-info';
 import { extendedKeyUsages } from '../../der/x509-extensions';
-import { publicKeyOf } from '../../pki/verify-signature';
+import { describeKey, publicKeyOf } from '../../pki/verify-signature';
+import { signatureScheme, verifyWithScheme, type SignatureScheme } from '../../pki/signature-scheme';
 import { algorithmOfCertificate } from './cms';
 
 export interface CmsCheck {
@@ -39,6 +40,8 @@ export interface CmsCheck {
   signedAttributesSet: Uint8Array | null;
   hasSigningCertificateV2: boolean;
   timestampToken: Uint8Array | null;
+  /** The signer's algorithms as reports name them (null where the CMS does not say or read). */
+  algorithms: { digest: string | null; signature: string | null; key: string | null };
   /** CRLs and OCSP responses the CMS carries: its `crls` field (RFC 5652 §10.2.1) and the adbe-revocationInfoArchival signed attribute. */
   revocation: RevocationInfo;
 }
@@ -62,7 +65,8 @@ export interface CmsCheckOptions {
 export function digestWith(algorithm: string, parts: Uint8Array[]): Uint8Array | null {
   const name = DIGEST_NAMES[algorithm];
   if (!name) return null;
-  const h = createHash(name);
+  // SHAKE256 in CMS gives 512 bits (RFC 8419 §2.3, RFC 8702 §2).
+  const h = name === 'shake256' ? createHash(name, { outputLength: 64 }) : createHash(name);
   for (const p of parts) h.update(p);
   return new Uint8Array(h.digest());
 }
@@ -88,6 +92,7 @@ export function checkCms(cms: Uint8Array, detached: DetachedContent | null, opti
   const out: CmsCheck = {
     ok: false, problems: [], signerCertificate: null, certificates: [], digestAlgorithm: null, signatureValue: null, contentType: null, content: null,
     detached: false, signedAttributes: false, signedAttributesSet: null, hasSigningCertificateV2: false, timestampToken: null, revocation: { crls: [], ocsps: [] },
+    algorithms: { digest: null, signature: null, key: null },
   };
   let sd;
   try {
@@ -127,8 +132,17 @@ export function checkCms(cms: Uint8Array, detached: DetachedContent | null, opti
   if (sd.content && made && !bytesEqual(digestWith(made.digestAlgorithm, [sd.content]) ?? new Uint8Array(0), made.digest)) {
     out.problems.push('the encapsulated content is not the signed byte range');
   }
-  const digest = SIGNATURE_DIGESTS[si.signatureAlgorithm] ?? (si.signatureAlgorithm === OID.rsaEncryption ? DIGEST_NAMES[si.digestAlgorithm] : undefined);
-  if (!digest) out.problems.push(`signature algorithm ${si.signatureAlgorithm} is not supported`);
+  const digestName = DIGEST_NAMES[si.digestAlgorithm];
+  out.algorithms = { digest: digestName ? (DIGEST_LABELS[digestName] ?? digestName) : si.digestAlgorithm, signature: null, key: out.signerCertificate ? describeKey(out.signerCertificate) : null };
+  let scheme: SignatureScheme | null = null;
+  try {
+    scheme = signatureScheme(si.signatureAlgorithmId, si.digestAlgorithm);
+    out.algorithms.signature = scheme.name;
+  } catch (e) {
+    out.problems.push((e as Error).message);
+  }
+  const shakeLength = shakeOutputProblem(si.digestAlgorithmId);
+  if (shakeLength) out.problems.push(shakeLength);
   /** What the signature value is over (RFC 5652 §5.4); null when it cannot be checked. */
   let signatureInput: Uint8Array[] | null = null;
   if (!si.signedAttrs) {
@@ -161,7 +175,7 @@ export function checkCms(cms: Uint8Array, detached: DetachedContent | null, opti
     }
     signatureInput = [signedAttributes];
   }
-  if (signatureInput && digest && out.signerCertificate && !verifies(digest, signatureInput, out.signerCertificate, si.signature)) {
+  if (signatureInput && scheme && out.signerCertificate && !verifies(scheme, signatureInput, out.signerCertificate, si.signature)) {
     out.problems.push("the signature value does not verify with the signer certificate's key");
   }
   out.ok = out.problems.length === 0;
@@ -235,16 +249,21 @@ export function verifyCmsSignature(
   return { signerCertificate, signedAttributes: signedAttributesSet, signatureValue, timestampToken: c.timestampToken };
 }
 
-/** The signature over `parts` (fed in order, never joined) with the certificate's key. */
-function verifies(digest: string, parts: Uint8Array[], certificate: Uint8Array, signature: Uint8Array): boolean {
+/** The signature over `parts` (fed in order; joined only for EdDSA) with the certificate's key. */
+function verifies(scheme: SignatureScheme, parts: Uint8Array[], certificate: Uint8Array, signature: Uint8Array): boolean {
   try {
-    if (parts.length === 1) return cryptoVerify(digest, parts[0]!, publicKeyOf(certificate), signature);
-    const v = createVerify(digest);
-    for (const p of parts) v.update(p);
-    return v.verify(publicKeyOf(certificate), signature);
+    return verifyWithScheme(scheme, parts, publicKeyOf(certificate), signature);
   } catch {
     return false;
   }
+}
+
+/** RFC 8419 §2.3: id-shake256-len carries the output length in bits, which CMS fixes at 512. */
+function shakeOutputProblem(digestAlgorithm: Der): string | null {
+  const [id, length] = children(digestAlgorithm);
+  if (!id || decodeOid(id.content) !== OID.shake256Len) return null;
+  if (length?.tag === TAG.INTEGER && integerValue(length.content) === 512n) return null;
+  return 'id-shake256-len without its output length of 512 bits (RFC 8419 §2.3)';
 }
 
 export interface TimestampCheck {
@@ -254,12 +273,13 @@ export interface TimestampCheck {
   signerCertificate: Uint8Array | null;
   certificates: Uint8Array[];
   revocation: RevocationInfo;
+  algorithms: CmsCheck['algorithms'];
 }
 
 /** An RFC 3161 token (§2.4.2): a valid CMS over TSTInfo whose messageImprint is `imprintOf(alg)`. */
 export function checkTimestampToken(token: Uint8Array, imprintOf: (algorithm: string) => Uint8Array | null): TimestampCheck {
   const cms = checkCms(token, null);
-  const out: TimestampCheck = { ok: false, problems: [...cms.problems], time: null, signerCertificate: cms.signerCertificate, certificates: cms.certificates, revocation: cms.revocation };
+  const out: TimestampCheck = { ok: false, problems: [...cms.problems], time: null, signerCertificate: cms.signerCertificate, certificates: cms.certificates, revocation: cms.revocation, algorithms: cms.algorithms };
   if (!cms.content) {
     out.problems.push('the timestamp token holds no TSTInfo');
     return out;

@@ -19,6 +19,7 @@ import type { PadesLevel, RevocationPolicy } from '../../domain/pades';
 import { leadingSequence } from '../../der/ber';
 import { bytesEqual } from '../../der/der';
 import { buildPath, isSelfIssued, subjectOf } from '../../pki/chain';
+import { judgeAlgorithms } from '../../pki/algorithm-strength';
 import type { PolicyInputs } from '../../pki/policy-tree';
 import type { FoundIn, RevocationData, RevocationEntry } from '../../pki/revocation';
 import { describeCertificate, type CertificateDescription } from '../../pki/describe-certificate';
@@ -72,11 +73,21 @@ export interface SignatureReport {
   chain: ChainReport;
   timestamp: TimestampReport | null;
   revocation: RevocationEntry[];
+  /** The signer's digest, signature scheme and key, and how long ETSI TS 119 312 accepts them (pki/algorithm-strength.ts). */
+  algorithms: AlgorithmReport;
   level: PadesLevel | null;
   /** Why `valid` is false, one line each. */
   problems: string[];
   /** The certificates of `chain.path` (not on the wire): what an online revocation check asks about. */
   pathCertificates: Uint8Array[];
+}
+
+export interface AlgorithmReport {
+  digest: string | null;
+  signature: string | null;
+  key: string | null;
+  acceptableUntil: number | null;
+  warnings: string[];
 }
 
 export interface ValidationReport {
@@ -284,6 +295,7 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
       claimedTime: text(reader.get(f.sig, 'M')), digestValid: false, byteRange: br, coversWholeDocument: f.ranges !== null && end === pdf.length,
       modifications: { level: 'none', changes: [], changesTotal: 0 }, docMdp: { certifies: null, permission, allowed: true },
       chain: { trusted: false, path: [], failures: [], policies: [] }, timestamp: null, revocation: [], level: null, problems, pathCertificates: [],
+      algorithms: { digest: null, signature: null, key: null, acceptableUntil: null, warnings: [] },
     };
     reports.push(report);
     if (certifier && f.sig === reader.resolve(certifier)) report.docMdp.certifies = permission;
@@ -311,6 +323,7 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
     let tsaRevocation: RevocationEntry[] = [];
     let hasEss = false;
     let data: RevocationData;
+    let algorithms: { digest: string | null; signature: string | null; key: string | null };
     if (isDts) {
       const ts = checkTimestampToken(cms, (alg) => digestWith(alg, ranges));
       report.digestValid = ts.ok;
@@ -319,6 +332,7 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
       pool = [...ts.certificates, ...dss.certs];
       report.timestamp = { time: ts.time?.toISOString() ?? null, valid: ts.ok, authority: signer ? subjectOf(signer) : null, chain: { trusted: false, path: [], failures: [], policies: [] }, problems: ts.problems };
       data = revocationData([ts.revocation]);
+      algorithms = ts.algorithms;
       if (ts.ok && ts.time) bestTime = ts.time;
     } else {
       const check = checkCms(cms, ranges);
@@ -330,6 +344,7 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
       // among its signed attributes; encapsulated content or none of them: valid maybe, but no level.
       hasEss = check.detached && check.hasSigningCertificateV2;
       data = revocationData([check.revocation]);
+      algorithms = check.algorithms;
       if (check.timestampToken && check.signatureValue) {
         const value = check.signatureValue;
         const ts = checkTimestampToken(check.timestampToken, (alg) => digestWith(alg, [value]));
@@ -345,6 +360,10 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
       }
     }
     report.signer = describe(signer);
+    // ETSI TS 119 312 at the time the signature is judged: its timestamp's, when trusted.
+    const strength = judgeAlgorithms(algorithms.digest, algorithms.key, bestTime);
+    report.algorithms = { ...algorithms, acceptableUntil: strength.acceptableUntil, warnings: strength.warnings };
+    problems.push(...strength.tooWeak.map((w) => `too weak to trust: ${w}`));
     const chain = chainReport(signer, pool, o, bestTime, data);
     report.chain = { trusted: chain.trusted, path: chain.path, failures: chain.failures, policies: chain.policies };
     if (isDts && report.timestamp) report.timestamp.chain = report.chain;

@@ -71,6 +71,13 @@ function wireSignature(s: SignatureReport): Record<string, unknown> {
       checked_at: r.checkedAt,
       problems: r.problems,
     })),
+    algorithms: {
+      digest: s.algorithms.digest,
+      signature: s.algorithms.signature,
+      key: s.algorithms.key,
+      acceptable_until: s.algorithms.acceptableUntil,
+      warnings: s.algorithms.warnings,
+    },
     level: s.level,
     problems: s.problems,
   };

@@ -136,7 +136,7 @@ describe('POST /v1/pades/verify', () => {
     expect(sig.changes_after).toEqual({ level: 'dss_and_timestamps', changes: [], changes_total: 0, allowed: true, docmdp_permission: null });
     expect(sig.revocation).toEqual([{ certificate: 'CN=Demo Signer (P-256),O=localsign demo (not trusted)', status: 'good', source: 'crl', found_in: 'dss', revoked_at: null, reason: null, checked_at: expect.any(String), problems: [] }]);
     expect(sig.timestamp).toMatchObject({ valid: true, authority: 'CN=localsign Test TSA,O=localsign test,C=ES' });
-    expect(Object.keys(sig).sort()).toEqual(['byte_range', 'certifies', 'chain', 'changes_after', 'claimed_signing_time', 'covers_whole_document', 'digest_valid', 'field', 'fields', 'kind', 'level', 'problems', 'revocation', 'signer', 'sub_filter', 'timestamp', 'valid']);
+    expect(Object.keys(sig).sort()).toEqual(['algorithms', 'byte_range', 'certifies', 'chain', 'changes_after', 'claimed_signing_time', 'covers_whole_document', 'digest_valid', 'field', 'fields', 'kind', 'level', 'problems', 'revocation', 'signer', 'sub_filter', 'timestamp', 'valid']);
 
     expect((await fetch(`${service.url}/v1/pades/verify`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status).toBe(401);
     const notPdf = await call('/v1/pades/verify', { method: 'POST', body: JSON.stringify({ pdf_base64: Buffer.from('hello').toString('base64') }) });
