@@ -2,8 +2,8 @@
  * A certificate read once for path building and validation (RFC 5280 §6.1): its names, validity,
  * the extensions §6.1.3-§6.1.5 act on, and the critical extensions nothing here understands.
  */
-import { children, readDerExact, type Der } from '../der/der';
-import { readCertificate, type CertificateFields } from '../der/certificate-fields';
+import { children, DerError, readDerExact, type Der } from '../der/der';
+import { certificateDerViolation, readCertificate, type CertificateFields } from '../der/certificate-fields';
 import { OID } from '../der/oids';
 import { decodeTime } from '../der/time';
 import {
@@ -91,6 +91,9 @@ export interface PathCertificate {
 }
 
 export function readPathCertificate(der: Uint8Array): PathCertificate {
+  // RFC 5280 §4.1: a certificate is DER; read leniently it could say what its DER twin does not.
+  const notDer = certificateDerViolation(der);
+  if (notDer) throw new DerError(`it is not DER (RFC 5280 §4.1): ${notDer}`);
   const fields = readCertificate(der);
   const [nb, na] = children(fields.validity);
   const extensions = readExtensions(fields);

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { SigningError } from '../../domain/errors';
 import { derViolation, readBerExact } from '../../der/ber';
 import { bytesEqual, children, concat, decodeOid, expectTag, integerValue, TAG, type Der } from '../../der/der';
+import { certificateDerViolation } from '../../der/certificate-fields';
 import { findSignerCertificate, parseSignedData, readAttributes, readRevocationArchival, type RevocationInfo } from '../../der/cms-fields';
 import { DIGEST_LABELS, DIGEST_NAMES, OID } from '../../der/oids';
 import { readTstInfo } from '../../der/tst-info';
@@ -120,7 +121,12 @@ export function checkCms(cms: Uint8Array, detached: DetachedContent | null, opti
   if (own && si.digestAlgorithm !== OID.sha256) out.problems.push(`digest algorithm ${si.digestAlgorithm} is not SHA-256`);
   out.signerCertificate = findSignerCertificate(sd.certificates, si);
   if (!out.signerCertificate) out.problems.push('the signer certificate is not in the signature');
-  else if (own) out.problems.push(...keyProblems(si.signatureAlgorithm, out.signerCertificate));
+  else {
+    // RFC 5280 §4.1: openssl, pdfsig and EU DSS refuse a signer certificate that is not DER.
+    const notDer = certificateDerViolation(out.signerCertificate);
+    if (notDer) out.problems.push(`the signer certificate is not DER (RFC 5280 §4.1): ${notDer}`);
+    if (own) out.problems.push(...keyProblems(si.signatureAlgorithm, out.signerCertificate));
+  }
   // RFC 5652 §5.4: what was signed is the eContent when there is one, else the detached content.
   const parts = Array.isArray(detached) ? detached : null;
   const made = detached && !Array.isArray(detached) ? detached : null;
