@@ -31,6 +31,7 @@ import type { ByteRange } from '../pdf';
 import { checkCms, checkTimestampToken, digestWith } from '../cms';
 import { vriKey } from '../sign';
 import { readDssData } from './dss-read';
+import { fieldLockOf, lockedChanges, transformsOf } from './_mdp';
 import { ChangeAnalysis, changesAllowed, type ModificationReport } from './modifications';
 import { docMdpPermission, forEachField } from '../pdf';
 import { RevocationSources } from './revocation-sources';
@@ -187,6 +188,12 @@ function listSignatures(reader: PdfReader, catalog: PDFDict, unreadable: string[
   return out.sort((a, b) => signedEnd(a, Infinity) - signedEnd(b, Infinity));
 }
 
+/** The signature's field dictionary, when it is an object of its own. */
+function fieldDict(reader: PdfReader, f: Found): PDFDict | undefined {
+  const d = f.fieldRef ? reader.resolve(f.fieldRef) : undefined;
+  return d instanceof PDFDict ? d : undefined;
+}
+
 /** Where the bytes a signature covers end (the end of its revision); `otherwise` when its /ByteRange is unreadable. */
 function signedEnd(f: Found, otherwise: number): number {
   return f.ranges ? Math.max(...f.ranges.map(([at, length]) => at + length)) : otherwise;
@@ -208,6 +215,11 @@ function contentsOf(pdf: Uint8Array, reader: PdfReader, f: Found, problems: stri
     return problems.push(`/ByteRange [${ranges.flat().join(' ')}] does not fit the file`), null;
   }
   const own = f.sig.get(PDFName.of('Contents'));
+  // ISO 32000-2 §12.8.1: the /ByteRange excludes "the signature value itself", the string in the
+  // signature dictionary. One written as another object is not bound to the dictionary the
+  // signature covers; pyHanko refuses it as well ("/Contents must be string-like"), where DSS and
+  // pdfsig follow the reference.
+  if (own instanceof PDFRef) return problems.push(`/Contents is an indirect object (${own.objectNumber} ${own.generationNumber} R), not the hex string in the signature dictionary that the /ByteRange must exclude (ISO 32000-2 §12.8.1)`), null;
   if (!(own instanceof PDFHexString)) return problems.push('/Contents is not a hex string'), null;
   const br = f.byteRange;
   const span = contentsSpan(pdf, reader.xref.entries, reader.context, f.sigRef, f.fieldRef);
@@ -266,7 +278,7 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
   // by scanning the file and each repair is named there, as qpdf, pdfsig and DSS read it.
   const reader = new PdfReader(pdf, o.damage ? { damage: o.damage } : {});
   const analysis = new ChangeAnalysis(reader);
-  const dssBefore = dssBeforeOf(reader);
+  const dssCovered = dssCoveredBy(reader);
   const { dict: catalog } = reader.catalog();
   const dss = readDssData(reader, catalog);
   const revocationSources = new RevocationSources();
@@ -277,12 +289,16 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
       ...own.map((info) => ({ foundIn: 'signature' as FoundIn, info })),
       ...(o.fetched ? [{ foundIn: 'online' as FoundIn, info: o.fetched }] : []),
     ]);
-  const permission = docMdpPermission(reader, catalog);
-  const certifier = reader.getDict(catalog, 'Perms')?.get(PDFName.of('DocMDP'));
   const unreadable: string[] = [];
   const found = listSignatures(reader, catalog, unreadable);
+  // ISO 32000-2 §12.8.2.2.1: one certification signature, the first; its /P governs. Without a
+  // DocMDP transform in any signature, the catalog's /Perms /DocMDP (writers that put it only there).
+  const transforms = found.map((f) => transformsOf(reader, f.sig));
+  const certifierIndex = transforms.findIndex((t) => t.docMdp !== null);
+  const permission = certifierIndex >= 0 ? transforms[certifierIndex]!.docMdp : docMdpPermission(reader, catalog);
+  const catalogCertifier = certifierIndex < 0 ? reader.resolve(reader.getDict(catalog, 'Perms')?.get(PDFName.of('DocMDP'))) : undefined;
   const reports: SignatureReport[] = [];
-  for (const f of found) {
+  for (const [index, f] of found.entries()) {
     const problems: string[] = [];
     const subFilter = f.sig.get(PDFName.of('SubFilter')) instanceof PDFName ? (f.sig.get(PDFName.of('SubFilter')) as PDFName).decodeText() : null;
     const isDts = reader.get(f.sig, 'Type') === PDFName.of('DocTimeStamp') || subFilter === 'ETSI.RFC3161';
@@ -298,13 +314,18 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
       algorithms: { digest: null, signature: null, key: null, acceptableUntil: null, warnings: [] },
     };
     reports.push(report);
-    if (certifier && f.sig === reader.resolve(certifier)) report.docMdp.certifies = permission;
+    if (index === certifierIndex || (catalogCertifier !== undefined && f.sig === catalogCertifier)) report.docMdp.certifies = permission;
+    else if (transforms[index]!.docMdp !== null) problems.push(`it claims to certify the document (DocMDP P=${transforms[index]!.docMdp}), but only the first signature may (ISO 32000-2 §12.8.2.2.1): ${found[certifierIndex]!.fieldNames[0]} certifies it`);
+    if (index === certifierIndex && index > 0) problems.push(`it certifies the document (DocMDP), but a certification signature must be the first (ISO 32000-2 §12.8.2.2.1); ${found[0]!.fieldNames[0]} was signed before it`);
     try {
       report.modifications = analysis.analyse(end);
     } catch (e) {
       if (isLimit(e)) throw e;
       report.modifications = { level: 'other', changes: [`the changes after it cannot be read: ${(e as Error).message}`], changesTotal: 1 };
     }
+    // ISO 32000-2 §12.8.2.4: a FieldMDP lock makes a change to a locked field invalidate the signature, whatever DocMDP allows.
+    const locked = lockedChanges([...transforms[index]!.fieldLocks, ...fieldLockOf(reader, fieldDict(reader, f))], analysis.changedFields(end));
+    if (locked.length > 0) problems.push(`changes after it are not allowed by its FieldMDP lock (ISO 32000-2 §12.8.2.4): ${locked.map((n) => `field '${n}' changed`).join('; ')}`);
     report.docMdp.allowed = changesAllowed(report.modifications.level, permission);
     if (!report.docMdp.allowed) {
       const m = report.modifications;
@@ -391,11 +412,11 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
     }
     report.valid = problems.length === 0;
   }
-  // B-LTA: a valid document timestamp over a revision that already held this signature's DSS data.
+  // B-LTA: a valid document timestamp over a revision that holds this signature's DSS data.
   for (const r of reports) {
     if (r.level !== 'B-LT' || !r.byteRange) continue;
     const sigEnd = r.byteRange[2] + r.byteRange[3];
-    const lta = reports.some((t) => t.kind === 'document_timestamp' && t.digestValid && t.byteRange && t.byteRange[2] + t.byteRange[3] > sigEnd && dssBefore(t.byteRange[1]));
+    const lta = reports.some((t) => t.kind === 'document_timestamp' && t.digestValid && t.byteRange && t.byteRange[2] + t.byteRange[3] > sigEnd && dssCovered(t.byteRange[2] + t.byteRange[3]));
     if (lta) r.level = 'B-LTA';
   }
   const problems = [...reader.damage, ...unreadable];
@@ -403,24 +424,22 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
 }
 
 /**
- * True when the revision before the document timestamp at `offset` already had a /DSS; asked
- * once per offset, the revision read with the document's reader scope.
+ * True when the revision a document timestamp signs, ending at `end`, holds a /DSS: one added
+ * before it, or in the same incremental update as the timestamp, which covers it then as well
+ * (ETSI EN 319 142-1 §5.5: the timestamp covers the validation data). Asked once per end, the
+ * revision read with the document's reader scope.
  */
-function dssBeforeOf(reader: PdfReader): (offset: number) => boolean {
+function dssCoveredBy(reader: PdfReader): (end: number) => boolean {
   const known = new Map<number, boolean>();
-  return (offset) => {
-    let answer = known.get(offset);
+  return (end) => {
+    let answer = known.get(end);
     if (answer === undefined) {
-      const pdf = reader.pdf;
-      const last = Buffer.from(pdf.buffer, pdf.byteOffset, Math.min(offset, pdf.length)).lastIndexOf('%%EOF', undefined, 'latin1');
       answer =
-        last >= 0 &&
-        (unlessDamaged(() => {
-          const revision = reader.revision(last + 5);
+        unlessDamaged(() => {
+          const revision = end >= reader.pdf.length ? reader : reader.revision(end);
           return revision.getDict(revision.catalog().dict, 'DSS') !== undefined;
-        }) ??
-          false);
-      known.set(offset, answer);
+        }) ?? false;
+      known.set(end, answer);
     }
     return answer;
   };

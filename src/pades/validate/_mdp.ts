@@ -1,0 +1,62 @@
+/**
+ * What a signature dictionary's signature references say about later changes (ISO 32000-2
+ * §12.8.2, Table 256): a DocMDP transform makes it the certification signature with its /P
+ * (Table 257; 2 when absent), a FieldMDP transform locks form fields (Table 258: /Action /All,
+ * /Include or /Exclude with /Fields). Only the first signature of a document may certify it
+ * (§12.8.2.2.1); the field locks of every signature hold.
+ */
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFString, type PDFObject } from 'pdf-lib';
+import type { PdfReader } from '../pdf';
+
+export interface FieldLock {
+  action: 'All' | 'Include' | 'Exclude';
+  /** Fully qualified field names (§12.7.4.2). */
+  fields: string[];
+}
+
+export interface Transforms {
+  docMdp: null | 1 | 2 | 3;
+  fieldLocks: FieldLock[];
+}
+
+const text = (o: PDFObject | undefined): string | null => (o instanceof PDFString || o instanceof PDFHexString ? o.decodeText() : null);
+
+/** The DocMDP and FieldMDP transforms of signature dictionary `sig`. */
+export function transformsOf(reader: PdfReader, sig: PDFDict): Transforms {
+  const out: Transforms = { docMdp: null, fieldLocks: [] };
+  for (const item of reader.getArray(sig, 'Reference')?.asArray() ?? []) {
+    const ref = reader.resolve(item);
+    if (!(ref instanceof PDFDict)) continue;
+    const method = reader.get(ref, 'TransformMethod');
+    const params = reader.getDict(ref, 'TransformParams');
+    if (method === PDFName.of('DocMDP') && out.docMdp === null) {
+      const p = params && reader.getNumber(params, 'P');
+      out.docMdp = p === 1 || p === 3 ? p : 2;
+    } else if (method === PDFName.of('FieldMDP') && params) {
+      const action = reader.get(params, 'Action');
+      const name = action instanceof PDFName ? action.decodeText() : '';
+      if (name !== 'All' && name !== 'Include' && name !== 'Exclude') continue;
+      const fields = reader.get(params, 'Fields');
+      out.fieldLocks.push({ action: name, fields: fields instanceof PDFArray ? fields.asArray().map((f) => text(reader.resolve(f))).filter((f): f is string => f !== null) : [] });
+    }
+  }
+  return out;
+}
+
+/** A signature field's /Lock (ISO 32000-2 §12.7.5.5 Table 236): the fields its signing locks. */
+export function fieldLockOf(reader: PdfReader, field: PDFDict | undefined): FieldLock[] {
+  const lock = field && reader.getDict(field, 'Lock');
+  const action = lock && reader.get(lock, 'Action');
+  const name = action instanceof PDFName ? action.decodeText() : '';
+  if (!lock || (name !== 'All' && name !== 'Include' && name !== 'Exclude')) return [];
+  const fields = reader.get(lock, 'Fields');
+  return [{ action: name, fields: fields instanceof PDFArray ? fields.asArray().map((f) => text(reader.resolve(f))).filter((f): f is string => f !== null) : [] }];
+}
+
+/** §12.7.4.2: a lock naming a field covers its descendants too. */
+const covers = (names: string[], field: string): boolean => names.some((n) => field === n || field.startsWith(`${n}.`));
+
+/** The changed fields (ModificationReport.fields) that `locks` forbid to change. */
+export function lockedChanges(locks: FieldLock[], changed: string[]): string[] {
+  return changed.filter((f) => locks.some((l) => l.action === 'All' || (l.action === 'Include' ? covers(l.fields, f) : !covers(l.fields, f))));
+}
