@@ -14,6 +14,16 @@ export interface FieldLock {
   fields: string[];
 }
 
+/**
+ * The access permission a signature field's /Lock sets for the document once signed (ISO 32000-2
+ * §12.7.5.5 Table 236, /P, PDF 2.0: 1, 2 or 3 as DocMDP's), or null.
+ */
+export function lockPermissionOf(reader: PdfReader, field: PDFDict | undefined): null | 1 | 2 | 3 {
+  const lock = field && reader.getDict(field, 'Lock');
+  const p = lock && reader.getNumber(lock, 'P');
+  return p === 1 || p === 2 || p === 3 ? p : null;
+}
+
 export interface Transforms {
   docMdp: null | 1 | 2 | 3;
   fieldLocks: FieldLock[];

@@ -20,12 +20,14 @@
  * 2. signing_and_forms (P=2): signatures and new signature fields with their widgets, values and
  *    appearances of fields, AcroForm /DR (its fonts are resources, not annotations), /DA,
  *    /SigFlags, /NeedAppearances, /Lock and /SV, /Names (but /JavaScript), the structure tree
- *    (/StructTreeRoot, StructElem), /MarkInfo, /PieceInfo, a first /Perms or /OutputIntents;
- * 3. annotations (P=3): annotations added, changed or removed, other than widgets; an empty
- *    signature field that shows on a page (it draws over the content like one);
+ *    (/StructTreeRoot, StructElem however reached, a page's /StructParents), /MarkInfo,
+ *    /PieceInfo, a first /Perms or /OutputIntents;
+ * 3. annotations (P=3): annotations added, changed or removed, other than widgets, and a page's
+ *    /Tabs; an empty signature field that shows on a page (it draws over the content like one);
  * 4. other: pages added, removed or reordered, content streams, XObjects and fonts the pages
  *    use, a form field that is not a signature added, /Fields replaced, a signed field or its
- *    signature changed, objects redirected in the cross-reference data, the catalog's other keys.
+ *    signature changed, a field or widget overwritten with something that is neither, objects
+ *    redirected in the cross-reference data, the catalog's other keys.
  *
  * Bounded (issue 15): one ChangeAnalysis per document; each revision analysed once whatever
  * number of signatures ends there; only the objects the later sections list are judged, at most
@@ -195,6 +197,13 @@ const CATALOG_KEYS: Record<string, Level> = {
   PieceInfo: 2,
   Names: 2,
 };
+/**
+ * Page keys other than /Annots that a permitted update may change (§7.7.3.3 Table 31): the
+ * page's key into the structure tree's parent tree, /StructParents (§14.7.5.4), with the tree
+ * (class 2); the annotations' tab order, /Tabs, with the annotations (class 3).
+ */
+const PAGE_KEYS: Record<string, Level> = { StructParents: 2, Tabs: 3 };
+
 /** AcroForm keys filling and signing change (§12.7.2 Table 218); /Fields is judged item by item. */
 const ACROFORM_KEYS = new Set(['SigFlags', 'DR', 'DA', 'NeedAppearances', 'Q']);
 
@@ -353,6 +362,9 @@ class RevisionDiff {
       case 'page-content':
         return verdict(4, `${what} ${this.verb(c)}: content or resources a page draws`);
       case 'document':
+        // A structure element reached from elsewhere (an outline item's /SE, ISO 32000-2 §12.3.3
+        // Table 151) is still the structure tree's (§14.7.2), which signing and forms may update.
+        if (nameOf(dictOf(c.after ?? c.before), 'Type') === 'StructElem') return verdict(2);
         return verdict(4, `${what} ${this.verb(c)}: part of the document no signature permission covers`);
       case 'annots':
         return this.once(`annots:${u.owner}`, () => this.judgeAnnots(u.owner));
@@ -517,7 +529,7 @@ class RevisionDiff {
     return cls.kind === 'form' || cls.kind === 'locked' ? 4 : fieldLevel(cls);
   }
 
-  /** §7.7.3.3 Table 30: a page may only gain or lose annotations. */
+  /** §7.7.3.3 Table 30: a page may only gain or lose annotations, with their tab order and its structure key (PAGE_KEYS). */
   private judgePage(c: Change): Verdict {
     const what = `page object ${c.num}`;
     if (c.kind !== 'modified') return verdict(4, `${what} ${this.verb(c)}`);
@@ -533,6 +545,8 @@ class RevisionDiff {
         const v = this.once(`annots:${c.num}`, () => this.judgeAnnots(c.num));
         lines.push(...v.lines);
         if (v.level > level) level = v.level;
+      } else if (PAGE_KEYS[key] !== undefined) {
+        if (PAGE_KEYS[key]! > level) level = PAGE_KEYS[key]!;
       } else {
         level = 4;
         lines.push(`${what}: /${key} changed`);

@@ -31,7 +31,7 @@ import type { ByteRange } from '../pdf';
 import { checkCms, checkTimestampToken, digestWith } from '../cms';
 import { vriKey } from '../sign';
 import { readDssData } from './dss-read';
-import { fieldLockOf, lockedChanges, transformsOf } from './_mdp';
+import { fieldLockOf, lockedChanges, lockPermissionOf, transformsOf } from './_mdp';
 import { ChangeAnalysis, changesAllowed, type ModificationReport } from './modifications';
 import { docMdpPermission, forEachField } from '../pdf';
 import { RevocationSources } from './revocation-sources';
@@ -297,6 +297,11 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
   const certifierIndex = transforms.findIndex((t) => t.docMdp !== null);
   const permission = certifierIndex >= 0 ? transforms[certifierIndex]!.docMdp : docMdpPermission(reader, catalog);
   const catalogCertifier = certifierIndex < 0 ? reader.resolve(reader.getDict(catalog, 'Perms')?.get(PDFName.of('DocMDP'))) : undefined;
+  // ISO 32000-2 §12.7.5.5 Table 236: a signed field's /Lock /P narrows what may change from then
+  // on; each signature is judged by the narrowest permission in effect at it.
+  const lockPermissions = found.map((f) => lockPermissionOf(reader, fieldDict(reader, f)));
+  const permissionAt = (index: number): null | 1 | 2 | 3 =>
+    [permission, ...lockPermissions.slice(0, index + 1)].reduce<null | 1 | 2 | 3>((a, b) => (a === null ? b : b === null ? a : a < b ? a : b), null);
   const reports: SignatureReport[] = [];
   for (const [index, f] of found.entries()) {
     const problems: string[] = [];
@@ -309,7 +314,7 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
     const report: SignatureReport = {
       valid: false, fieldName: f.fieldNames[0]!, fields: f.fieldNames, kind: isDts ? 'document_timestamp' : 'signature', subFilter, signer: null,
       claimedTime: text(reader.get(f.sig, 'M')), digestValid: false, byteRange: br, coversWholeDocument: f.ranges !== null && end === pdf.length,
-      modifications: { level: 'none', changes: [], changesTotal: 0 }, docMdp: { certifies: null, permission, allowed: true },
+      modifications: { level: 'none', changes: [], changesTotal: 0 }, docMdp: { certifies: null, permission: permissionAt(index), allowed: true },
       chain: { trusted: false, path: [], failures: [], policies: [] }, timestamp: null, revocation: [], level: null, problems, pathCertificates: [],
       algorithms: { digest: null, signature: null, key: null, acceptableUntil: null, warnings: [] },
     };
@@ -326,11 +331,13 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
     // ISO 32000-2 §12.8.2.4: a FieldMDP lock makes a change to a locked field invalidate the signature, whatever DocMDP allows.
     const locked = lockedChanges([...transforms[index]!.fieldLocks, ...fieldLockOf(reader, fieldDict(reader, f))], analysis.changedFields(end));
     if (locked.length > 0) problems.push(`changes after it are not allowed by its FieldMDP lock (ISO 32000-2 §12.8.2.4): ${locked.map((n) => `field '${n}' changed`).join('; ')}`);
-    report.docMdp.allowed = changesAllowed(report.modifications.level, permission);
+    const effective = report.docMdp.permission;
+    report.docMdp.allowed = changesAllowed(report.modifications.level, effective);
     if (!report.docMdp.allowed) {
       const m = report.modifications;
       const omitted = m.changesTotal - m.changes.length;
-      problems.push(`changes after it are not allowed${permission ? ` by DocMDP P=${permission}` : ''}: ${m.changes.join('; ') || m.level}${omitted > 0 ? `; and ${omitted} more` : ''}`);
+      const by = effective === null ? '' : effective === permission ? ` by DocMDP P=${effective}` : ` by a field lock's P=${effective} (ISO 32000-2 §12.7.5.5)`;
+      problems.push(`changes after it are not allowed${by}: ${m.changes.join('; ') || m.level}${omitted > 0 ? `; and ${omitted} more` : ''}`);
     }
     if (!contents) continue;
     // The DER (or BER) CMS at the start of /Contents, without the zero padding after it.

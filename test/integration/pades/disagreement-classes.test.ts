@@ -14,7 +14,9 @@
  *   allows notwithstanding;
  * - two certification signatures: only the first certifies (§12.8.2.2.1), its /P governs;
  * - a widget overwritten with an empty dictionary (the "hide" attack): other, as DSS's hide test;
- * - a choice field's selection (/I, §12.7.5.4 Table 234) changed with its value: form filling.
+ * - a choice field's selection (/I, §12.7.5.4 Table 234) changed with its value: form filling;
+ * - a page's /StructParents (§14.7.5.4) with a structure tree: signing and forms, as EU DSS
+ *   classes structure tree changes; its /Tabs (Table 31, the annotations' order): annotations.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -123,6 +125,23 @@ describe('form fields after an approval signature', () => {
     const s = judge(appendRevision(signed, [[7, '<< >>']]));
     expect(s).toMatchObject({ valid: false, modifications: { level: 'other' }, docMdp: { allowed: false } });
     expect(s.modifications.changes).toContain('object 7, a field or widget in the signed revision, overwritten with something that is neither');
+  });
+});
+
+describe('the page keys a later signature or annotation brings', () => {
+  it('a structure tree added with the page\'s /StructParents (a tagged second signature): signing and forms; a /Tabs order: annotations', async () => {
+    const signed = await sign(base);
+    const n = nextObjectNumber(signed);
+    const catalog = objectText(signed, 1).replace(/>>\s*$/, `/StructTreeRoot ${n} 0 R /MarkInfo << /Marked true >> >>`);
+    const tagged = appendRevision(signed, [
+      [1, catalog],
+      [3, objectText(signed, 3).replace(/>>\s*$/, '/StructParents 0 >>')],
+      [n, `<< /Type /StructTreeRoot /K ${n + 1} 0 R /ParentTree << /Nums [0 [${n + 1} 0 R]] >> >>`],
+      [n + 1, `<< /Type /StructElem /S /Document /P ${n} 0 R /Pg 3 0 R >>`],
+    ]);
+    expect(judge(tagged)).toMatchObject({ valid: true, modifications: { level: 'signing_and_forms' } });
+    const tabs = appendRevision(signed, [[3, objectText(signed, 3).replace(/>>\s*$/, '/Tabs /R >>')]]);
+    expect(judge(tabs)).toMatchObject({ modifications: { level: 'annotations' } });
   });
 });
 
