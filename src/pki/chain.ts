@@ -12,7 +12,7 @@ import { formatName } from './distinguished-name';
 import { namesMatch } from './name-match';
 import { readPathCertificate, type PathCertificate } from './path-certificate';
 import { validatePath, validityFailures } from './path-validate';
-import type { PolicyInputs } from './policy-tree';
+import { processPolicies, type PolicyInputs } from './policy-tree';
 import { certificateStatus, revocationFailure, type RevocationEntry, type RevocationOptions, type StatusContext } from './revocation';
 import { verifySignedSequence } from './verify-signature';
 
@@ -290,7 +290,8 @@ function build(leaf: Uint8Array, shared: Shared): PathResult {
   if (asAnchor) {
     // The signer's own certificate is trusted: a path of the anchor alone (§6.1, n = 0).
     const failures = validityFailures(asAnchor.cert, shared.at);
-    return { path: [leaf], trusted: failures.length === 0, failures, policies: failures.length === 0 ? ['2.5.29.32.0'] : [], revocation: [] };
+    const policies = failures.length === 0 ? processPolicies([asAnchor.cert], shared.options.certificatePolicies).userConstrained : [];
+    return { path: [leaf], trusted: failures.length === 0, failures, policies, revocation: [] };
   }
   const start: Node = { cert: leafCert, anchor: false };
   const shape = (c: Candidate, trusted: boolean): PathResult => ({
@@ -303,8 +304,9 @@ function build(leaf: Uint8Array, shared: Shared): PathResult {
   try {
     const found = builder.search([start]);
     const chosen = found ? builder.complete[builder.complete.length - 1] : builder.complete[0];
-    if (chosen) return shape(chosen.revocation.length > 0 || found ? chosen : { ...chosen, revocation: builder.revocation(chosen.path).entries }, found);
-    return shape(builder.partial(start), false);
+    if (!chosen) return shape(builder.partial(start), false);
+    // A path that failed §6.1 was not asked about revocation (judge): its statuses are still reported.
+    return shape(found || chosen.revocation.length > 0 ? chosen : { ...chosen, revocation: builder.revocation(chosen.path).entries }, found);
   } catch (e) {
     if (!(e instanceof BudgetSpent)) throw e;
     const first = builder.complete[0];

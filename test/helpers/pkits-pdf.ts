@@ -37,12 +37,17 @@ function blankPdf(): Promise<Uint8Array> {
   return blank;
 }
 
-/** `sd`'s SignedData with its `crls` [1] field set, before signerInfos (RFC 5652 §5.1). */
-function withCrls(cms: Uint8Array, crls: Uint8Array[]): Uint8Array {
+/**
+ * The DER CMS `cms` with its SignedData's `crls` [1] field (RFC 5652 §10.2.1 RevocationInfoChoices)
+ * set before signerInfos: each CRL as a CertificateList, each OCSP response as [1]
+ * OtherRevocationInfoFormat { id-ri-ocsp-response, OCSPResponse } (RFC 5940 §4.1).
+ */
+export function withRevocationInfo(cms: Uint8Array, info: { crls: Uint8Array[]; ocsps?: Uint8Array[] }): Uint8Array {
   const [type, content] = children(readDerExact(cms)) as [Der, Der];
   const parts = children(children(content)[0]!);
   const signerInfos = parts.pop()!;
-  return seq(type.raw, ctx(0, seq(...parts.map((p) => p.raw), tlv(0xa1, ...crls), signerInfos.raw)));
+  const choices = [...info.crls, ...(info.ocsps ?? []).map((o) => tlv(0xa1, oid(OID.riOcspResponse), o))];
+  return seq(type.raw, ctx(0, seq(...parts.map((p) => p.raw), tlv(0xa1, ...choices), signerInfos.raw)));
 }
 
 /** The SET OF signed attributes with adbe-revocationInfoArchival { crl [0] SEQUENCE OF CRLs } added. */
@@ -81,7 +86,7 @@ export async function pkitsPdf(files: PkitsFiles, c: PkitsCase, carrier: Carrier
   const prepared = await preparePades({ pdf: await blankPdf(), certificateChain: chain, signingTime: new Date('2026-11-22T10:00:00Z'), reserveTimestamp: true });
   const signedAttributes = carrier === 'archival' ? withArchival(prepared.signedAttributes, crls) : prepared.signedAttributes;
   let cms = assembleCms({ signedAttributes, signatureValue: FAKE_SIGNATURE, certificateChain: chain, algorithm: prepared.algorithm });
-  if (carrier === 'cms') cms = withCrls(cms, crls);
+  if (carrier === 'cms') cms = withRevocationInfo(cms, { crls });
   const pdf = prepared.pdf.slice();
   embedContents(pdf, prepared.contentsOffset, prepared.contentsHexLength, cms);
   if (carrier !== 'dss') return pdf;

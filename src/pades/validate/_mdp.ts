@@ -31,6 +31,15 @@ export interface Transforms {
 
 const text = (o: PDFObject | undefined): string | null => (o instanceof PDFString || o instanceof PDFHexString ? o.decodeText() : null);
 
+/** /Action and /Fields, as FieldMDP's TransformParams (Table 258) and a SigFieldLock (Table 236) both write them; null for another action. */
+function lockIn(reader: PdfReader, dict: PDFDict | undefined): FieldLock | null {
+  const action = dict && reader.get(dict, 'Action');
+  const name = action instanceof PDFName ? action.decodeText() : '';
+  if (!dict || (name !== 'All' && name !== 'Include' && name !== 'Exclude')) return null;
+  const fields = reader.get(dict, 'Fields');
+  return { action: name, fields: fields instanceof PDFArray ? fields.asArray().map((f) => text(reader.resolve(f))).filter((f): f is string => f !== null) : [] };
+}
+
 /** The DocMDP and FieldMDP transforms of signature dictionary `sig`. */
 export function transformsOf(reader: PdfReader, sig: PDFDict): Transforms {
   const out: Transforms = { docMdp: null, fieldLocks: [] };
@@ -42,12 +51,9 @@ export function transformsOf(reader: PdfReader, sig: PDFDict): Transforms {
     if (method === PDFName.of('DocMDP') && out.docMdp === null) {
       const p = params && reader.getNumber(params, 'P');
       out.docMdp = p === 1 || p === 3 ? p : 2;
-    } else if (method === PDFName.of('FieldMDP') && params) {
-      const action = reader.get(params, 'Action');
-      const name = action instanceof PDFName ? action.decodeText() : '';
-      if (name !== 'All' && name !== 'Include' && name !== 'Exclude') continue;
-      const fields = reader.get(params, 'Fields');
-      out.fieldLocks.push({ action: name, fields: fields instanceof PDFArray ? fields.asArray().map((f) => text(reader.resolve(f))).filter((f): f is string => f !== null) : [] });
+    } else if (method === PDFName.of('FieldMDP')) {
+      const lock = lockIn(reader, params);
+      if (lock) out.fieldLocks.push(lock);
     }
   }
   return out;
@@ -55,18 +61,14 @@ export function transformsOf(reader: PdfReader, sig: PDFDict): Transforms {
 
 /** A signature field's /Lock (ISO 32000-2 §12.7.5.5 Table 236): the fields its signing locks. */
 export function fieldLockOf(reader: PdfReader, field: PDFDict | undefined): FieldLock[] {
-  const lock = field && reader.getDict(field, 'Lock');
-  const action = lock && reader.get(lock, 'Action');
-  const name = action instanceof PDFName ? action.decodeText() : '';
-  if (!lock || (name !== 'All' && name !== 'Include' && name !== 'Exclude')) return [];
-  const fields = reader.get(lock, 'Fields');
-  return [{ action: name, fields: fields instanceof PDFArray ? fields.asArray().map((f) => text(reader.resolve(f))).filter((f): f is string => f !== null) : [] }];
+  const lock = lockIn(reader, field && reader.getDict(field, 'Lock'));
+  return lock ? [lock] : [];
 }
 
 /** §12.7.4.2: a lock naming a field covers its descendants too. */
 const covers = (names: string[], field: string): boolean => names.some((n) => field === n || field.startsWith(`${n}.`));
 
-/** The changed fields (ModificationReport.fields) that `locks` forbid to change. */
+/** The changed fields (ChangeAnalysis.changedFields) that `locks` forbid to change. */
 export function lockedChanges(locks: FieldLock[], changed: string[]): string[] {
   return changed.filter((f) => locks.some((l) => l.action === 'All' || (l.action === 'Include' ? covers(l.fields, f) : !covers(l.fields, f))));
 }

@@ -13,7 +13,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { children, ctx, oid, readDerExact, seq, setOf, tlv, type Der } from '../../../src/der/der';
+import { children, ctx, oid, readDerExact, seq, setOf } from '../../../src/der/der';
 import { OID } from '../../../src/der/oids';
 import { HttpClient } from '../../../src/net/http-client';
 import { assembleCms, ecdsaRawToDer } from '../../../src/pades/cms/cms';
@@ -23,6 +23,7 @@ import { preparePades } from '../../../src/pades/sign/prepare';
 import { collectValidationData } from '../../../src/signing/online/revocation-client';
 import { smallPdf } from '../../helpers/api-fixtures';
 import { parseJson, runCliAsync } from '../../helpers/cli';
+import { withRevocationInfo } from '../../helpers/pkits-pdf';
 import { createRevocationPki, startRevocationServer, type RevocationPki, type RevocationServer } from '../../helpers/revocation-pki';
 import { authed, initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
 import { signDigest } from '../../helpers/test-pki';
@@ -49,15 +50,6 @@ let call: ReturnType<typeof authed>;
 let input: Uint8Array;
 /** Both PKIs' roots. */
 let trust: string;
-
-/** CMS `crls` [1]: CertificateList, or [1] OtherRevocationInfoFormat { id-ri-ocsp-response, OCSPResponse } (RFC 5940 §4.1). */
-function withRevocationInfo(cms: Uint8Array, info: { crls: Uint8Array[]; ocsps: Uint8Array[] }): Uint8Array {
-  const [type, content] = children(readDerExact(cms)) as [Der, Der];
-  const parts = children(children(content)[0]!);
-  const signerInfos = parts.pop()!;
-  const choices = [...info.crls, ...info.ocsps.map((o) => tlv(0xa1, oid(OID.riOcspResponse), o))];
-  return seq(type.raw, ctx(0, seq(...parts.map((p) => p.raw), tlv(0xa1, ...choices), signerInfos.raw)));
-}
 
 /** `p`'s signer signs `input`, the revocation data of its chain (fetched now, revoked or not) in `carrier`. */
 async function signedWith(p: RevocationPki, carrier: Carrier): Promise<Uint8Array> {

@@ -11,7 +11,7 @@
  * its `require` test is skipped naming the files, and it runs with `if-available` instead, which
  * still judges every CRL that is there. DSA (4.1.4-4.1.6) is refused by name, as in Chromium.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildPath, type PathResult } from '../../../src/pki/chain';
@@ -28,7 +28,7 @@ const cert = (name: string): Uint8Array => new Uint8Array(readFileSync(join(DIR!
 const crl = (name: string) => ({ crl: parseCrl(new Uint8Array(readFileSync(join(DIR!, 'crls', `${name}.crl`)))), foundIn: 'signature' as const });
 
 function run(c: PkitsCase, policy: 'require' | 'if-available', at = AT): PathResult {
-  const present = ['TrustAnchorRootCRL', ...c.crls].filter((n) => !missingFiles(DIR!, { ...c, certificates: [], crls: [n] }).some((m) => m.startsWith('crls/')));
+  const present = ['TrustAnchorRootCRL', ...c.crls].filter((n) => existsSync(join(DIR!, 'crls', `${n}.crl`)));
   return buildPath(cert(c.certificates.at(-1)!), c.certificates.slice(0, -1).map(cert), [cert('TrustAnchorRootCertificate')], at, {
     revocation: { data: { crls: present.map(crl), ocsps: [] }, policy },
     certificatePolicies: { initialPolicySet: c.initialPolicySet, initialExplicitPolicy: c.explicitPolicy, initialPolicyMappingInhibit: c.policyMappingInhibit, initialAnyPolicyInhibit: c.anyPolicyInhibit },
