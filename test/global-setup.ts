@@ -30,7 +30,7 @@ export default function setup(): () => void {
     process.stderr.write(`${line}\n`);
     process.exit(1);
   }
-  if (!outsideVectors('external') || !outsideVectors('pkits') || !outsideVectors('plist')) {
+  if (!outsideVectors('external') || !outsideVectors('pkits') || !outsideVectors('pkits-all') || !outsideVectors('plist')) {
     // A clone without ../shared beside it: the run goes on; what it cannot check is said once.
     process.stderr.write(`skipped where they need it: ${outsideDataTests().join(', ')}: ${NO_OUTSIDE_VECTORS}\n`);
   }

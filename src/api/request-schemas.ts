@@ -6,7 +6,7 @@
  * one entry here; a new kind is one case in `parseField` and one in `fieldSchema`.
  */
 import { MAX_CHAIN_ID, parseChainId, parseTxHash } from '../evm';
-import { PADES_LEVELS, type PadesLevel } from '../domain/pades';
+import { PADES_LEVELS, REVOCATION_POLICIES, type PadesLevel, type RevocationPolicy } from '../domain/pades';
 import { InvalidInputError } from '../domain/errors';
 import { assertKnownFields, DISPLAY_TEXT_PATTERN, FIELD_MAX_CHARS, optionalDisplayText, optionalString, optionalStringMap, requiredString, RESERVED_NAMES, typeName, VARIABLE_NAME_MAX_CHARS, VARIABLES_MAX_ENTRIES } from './validate';
 
@@ -29,6 +29,8 @@ export type FieldKind =
   | 'pades_level'
   /** A DocMDP permission 1, 2 or 3, ISO 32000-1 Table 254 (CONTRACT extension `certify`). */
   | 'docmdp'
+  /** What local validation does without a certificate's revocation status (domain/pades.ts RevocationPolicy). */
+  | 'revocation_policy'
   /** A chip PIN for one signature (CONTRACT extension `chip_pin`): parsed to UTF-8 bytes, never echoed in a message. */
   | 'pin';
 
@@ -48,6 +50,8 @@ type ValueOf<F extends FieldSpec> = F['kind'] extends 'hash32'
     ? PadesLevel | null
   : F['kind'] extends 'docmdp'
     ? 1 | 2 | 3 | null
+  : F['kind'] extends 'revocation_policy'
+    ? RevocationPolicy | null
   : F['kind'] extends 'pin'
     ? Uint8Array | null
   : F['kind'] extends 'chain_id'
@@ -84,6 +88,12 @@ export const PADES_SIGN_BODY = {
 /** POST /v1/pades/verify (CONTRACT extension): the document only, under the same tolerance rules. */
 export const PADES_VERIFY_BODY = {
   pdf_base64: { kind: 'document', required: true, description: 'The signed PDF in base64 (the tolerance rules of the sign route apply); it is not stored' },
+  revocation: {
+    kind: 'revocation_policy',
+    required: false,
+    description:
+      'What a certificate whose revocation status cannot be determined (no usable CRL or OCSP response in the document, RFC 5280 §6.3) means: "require" (absent or null: the default) makes its chain untrusted, as ETSI EN 319 102-1 leaves such a signature indeterminate; "if-available" trusts it and fails only a revocation the data proves. A revoked certificate is never trusted',
+  },
 } as const satisfies BodySpec;
 
 /** POST /v1/blockchain/sign (spec §4, CONTRACT tx_hash and chain_id). */
@@ -129,6 +139,13 @@ function parseField(body: Record<string, unknown>, name: string, field: FieldSpe
         throw new InvalidInputError(`${name} must be 1 (no changes), 2 (form filling and signing) or 3 (also annotations), got ${typeof v === 'string' ? `"${v.slice(0, 20)}"` : typeName(v) === 'number' ? String(v) : typeName(v)}`);
       }
       return v;
+    }
+    case 'revocation_policy': {
+      const v = body[name];
+      if (v === undefined || v === null) return null;
+      const policy = REVOCATION_POLICIES.find((p) => p === v);
+      if (!policy) throw new InvalidInputError(`${name} must be one of ${REVOCATION_POLICIES.map((p) => `"${p}"`).join(', ')}, got ${typeof v === 'string' ? `"${v.slice(0, 20)}"` : typeName(v)}`);
+      return policy;
     }
     case 'pin': {
       const v = body[name];
@@ -180,6 +197,8 @@ function fieldSchema(field: FieldSpec): JsonSchema {
       return { enum: [...PADES_LEVELS, null], description };
     case 'docmdp':
       return { enum: [1, 2, 3, null], description };
+    case 'revocation_policy':
+      return { enum: [...REVOCATION_POLICIES, null], description };
     case 'pin':
       return { type: ['string', 'null'], minLength: 1, maxLength: CHIP_PIN_MAX_CHARS, writeOnly: true, format: 'password', description };
   }

@@ -230,48 +230,78 @@ export function leadingSequence(buf: Uint8Array, limits: BerLimits = DEFAULT_LIM
 }
 
 /**
- * Why the elements filling `buf` are not DER (X.690 §10, §11), or null when they are. Checked as
- * stored, without re-encoding: lengths definite (§10.1) and in the fewest octets (§10.1, §8.1.3.5),
- * strings primitive (§10.2), BOOLEAN TRUE as 0xFF (§11.1), and the elements of every SET in
- * ascending order of their encodings (§11.6 for SET OF; for SET, §10.3's tag order is the same
- * order when the tags are one octet and distinct). IMPLICIT-tagged SETs cannot be told apart here
- * and are not sorted-checked. Bounded in depth like the reader, in elements by MAX_DER_CHECK_ELEMENTS.
+ * Why the elements filling `buf` are not DER (X.690 §10, §11), or null when they are: derViolationAt's
+ * reason with its offset.
  */
-export function derViolation(buf: Uint8Array, limits: BerLimits = { maxDepth: MAX_BER_DEPTH, maxElements: MAX_DER_CHECK_ELEMENTS }): string | null {
+export function derViolation(buf: Uint8Array, limits?: BerLimits): string | null {
+  const v = derViolationAt(buf, limits);
+  return v && `${v.reason.replace('{at}', `at offset ${v.offset}`)}`;
+}
+
+/** UTCTime YYMMDDHHMMSSZ (X.690 §11.8), GeneralizedTime YYYYMMDDHHMMSS[.fff]Z without trailing zeros (§11.7). */
+const UTC_TIME = /^\d{12}Z$/;
+const GENERALIZED_TIME = /^\d{14}(\.\d*[1-9])?Z$/;
+
+/**
+ * The first place the elements filling `buf` are not DER (X.690 §10, §11), or null when they are.
+ * Checked as stored, without re-encoding: lengths definite (§10.1) and in the fewest octets
+ * (§10.1, §8.1.3.5), strings primitive (§10.2), BOOLEAN TRUE as 0xFF (§11.1), INTEGER and
+ * ENUMERATED in the fewest octets (§8.3.2: no needless leading 0x00 or 0xFF), a BIT STRING's
+ * unused-bit count 0 to 7 and 0 when empty (§8.6.2.2), times in their one DER form (§11.7, §11.8),
+ * and the elements of every SET in ascending order of their encodings (§11.6 for SET OF; for SET,
+ * §10.3's tag order is the same order when the tags are one octet and distinct). IMPLICIT-tagged
+ * elements cannot be told apart here and are checked only as their tag allows. Bounded in depth
+ * like the reader, in elements by MAX_DER_CHECK_ELEMENTS. `reason` has `{at}` where the offset goes.
+ */
+export function derViolationAt(buf: Uint8Array, limits: BerLimits = { maxDepth: MAX_BER_DEPTH, maxElements: MAX_DER_CHECK_ELEMENTS }): { offset: number; reason: string } | null {
   let elements = 0;
-  const walk = (from: number, to: number, depth: number, sorted: boolean): string | null => {
+  const walk = (from: number, to: number, depth: number, sorted: boolean): { offset: number; reason: string } | null => {
     if (depth > limits.maxDepth) throw new DerError(`BER nested deeper than ${limits.maxDepth} levels (offset ${from})`);
     let previous: Uint8Array | null = null;
     for (let p = from; p < to; ) {
       if (++elements > limits.maxElements) throw new DerError(`more than ${limits.maxElements} BER elements`);
+      const at = (reason: string) => ({ offset: p, reason });
       const tag = buf[p];
       const first = buf[p + 1];
-      if (tag === undefined || first === undefined || p + 2 > to) return `truncated at offset ${p}`;
-      if ((tag & 0x1f) === 0x1f) return `a multi-byte tag at offset ${p}`;
-      if (first === 0x80) return `an indefinite length at offset ${p} (X.690 §10.1)`;
+      if (tag === undefined || first === undefined || p + 2 > to) return at('truncated {at}');
+      if ((tag & 0x1f) === 0x1f) return at('a multi-byte tag {at}');
+      if (first === 0x80) return at('an indefinite length {at} (X.690 §10.1)');
       let length = first;
       let header = 2;
       if (first > 0x80) {
         const n = first & 0x7f;
-        if (n > 4 || p + 2 + n > to) return `a length that does not read at offset ${p}`;
-        if (buf[p + 2] === 0) return `a length with a leading zero octet at offset ${p} (X.690 §10.1)`;
+        if (n > 4 || p + 2 + n > to) return at('a length that does not read {at}');
+        if (buf[p + 2] === 0) return at('a length with a leading zero octet {at} (X.690 §10.1)');
         length = 0;
         for (let i = 0; i < n; i++) length = length * 256 + buf[p + 2 + i]!;
-        if (length < 0x80) return `a long-form length under 128 at offset ${p} (X.690 §10.1)`;
+        if (length < 0x80) return at('a long-form length under 128 {at} (X.690 §10.1)');
         header += n;
       }
       const end = p + header + length;
-      if (end > to) return `an element running past its container at offset ${p}`;
+      if (end > to) return at('an element running past its container {at}');
       const constructed = (tag & CONSTRUCTED) !== 0;
-      if (constructed && (tag & 0xc0) === 0 && STRING_TAGS.has(tag & 0x1f)) return `a constructed string at offset ${p} (X.690 §10.2)`;
-      if (tag === 0x01 && (length !== 1 || (buf[p + 2] !== 0x00 && buf[p + 2] !== 0xff))) return `a BOOLEAN that is not 0x00 or 0xFF at offset ${p} (X.690 §11.1)`;
+      const c = p + header;
+      if (constructed && (tag & 0xc0) === 0 && STRING_TAGS.has(tag & 0x1f)) return at('a constructed string {at} (X.690 §10.2)');
+      if (tag === 0x01 && (length !== 1 || (buf[c] !== 0x00 && buf[c] !== 0xff))) return at('a BOOLEAN that is not 0x00 or 0xFF {at} (X.690 §11.1)');
+      if (tag === 0x02 || tag === 0x0a) {
+        const what = tag === 0x02 ? 'an INTEGER' : 'an ENUMERATED';
+        if (length === 0) return at(`${what} without content octets {at} (X.690 §8.3.1)`);
+        if (length > 1 && ((buf[c] === 0x00 && (buf[c + 1]! & 0x80) === 0) || (buf[c] === 0xff && (buf[c + 1]! & 0x80) !== 0))) {
+          return at(`${what} with a needless leading 0x${buf[c] === 0 ? '00' : 'FF'} octet {at} (X.690 §8.3.2)`);
+        }
+      }
+      if (tag === 0x03 && (length === 0 || buf[c]! > 7 || (length === 1 && buf[c] !== 0))) return at('a BIT STRING whose unused-bit count does not read {at} (X.690 §8.6.2.2)');
+      if (tag === 0x17 || tag === 0x18) {
+        const text = Buffer.from(buf.subarray(c, end)).toString('latin1');
+        if (!(tag === 0x17 ? UTC_TIME : GENERALIZED_TIME).test(text)) return at(`a ${tag === 0x17 ? 'UTCTime' : 'GeneralizedTime'} not in its DER form {at} (X.690 §11.${tag === 0x17 ? 8 : 7})`);
+      }
       if (constructed) {
-        const inner = walk(p + header, end, depth + 1, tag === 0x31);
+        const inner = walk(c, end, depth + 1, tag === 0x31);
         if (inner) return inner;
       }
       if (sorted) {
         const encoding = buf.subarray(p, end);
-        if (previous && compareDer(previous, encoding) > 0) return `SET elements not in ascending order at offset ${p} (X.690 §11.6)`;
+        if (previous && compareDer(previous, encoding) > 0) return at('SET elements not in ascending order {at} (X.690 §11.6)');
         previous = encoding;
       }
       p = end;

@@ -2,7 +2,9 @@
  * Private reader of the X.509 fields the CMS and PKI code needs, as exact DER views
  * (RFC 5280 §4.1: Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signatureValue }).
  */
+import { derViolationAt } from './ber';
 import { children, decodeOid, DerError, expectTag, readDerExact, TAG, type Der } from './der';
+import { memoByDer } from './memo-by-der';
 
 export interface CertificateFields {
   tbs: Der;
@@ -58,3 +60,27 @@ export function findExtension(fields: CertificateFields, extnId: string): Uint8A
   }
   return null;
 }
+
+/**
+ * Why a certificate is not DER (RFC 5280 §4.1: "the certificate is encoded in DER"), naming the
+ * field the first violation is in ("serialNumber: an INTEGER with a needless leading 0x00 octet
+ * at offset 15 (X.690 §8.3.2)"), or null. A certificate read leniently can claim what its DER
+ * twin does not: openssl, pdfsig and EU DSS refuse such a certificate, and so does validation here.
+ */
+export const certificateDerViolation = memoByDer((der: Uint8Array): string | null => {
+  const v = derViolationAt(der);
+  if (!v) return null;
+  const reason = v.reason.replace('{at}', `at offset ${v.offset}`);
+  try {
+    const outer = children(readDerExact(der));
+    const f = readCertificate(der);
+    const named: [string, Der | null | undefined][] = [
+      ['serialNumber', f.serial], ['issuer', f.issuer], ['validity', f.validity], ['subject', f.subject], ['subjectPublicKeyInfo', f.spki],
+      ['extensions', f.extensions], ['tbsCertificate', f.tbs], ['signatureAlgorithm', outer[1]], ['signatureValue', outer[2]],
+    ];
+    const field = named.find(([, node]) => node && v.offset >= node.raw.byteOffset - der.byteOffset && v.offset < node.raw.byteOffset - der.byteOffset + node.raw.length);
+    return field ? `${field[0]}: ${reason}` : reason;
+  } catch {
+    return reason;
+  }
+});

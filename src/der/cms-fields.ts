@@ -16,9 +16,13 @@ export interface ParsedSignerInfo {
    */
   sid: { issuer: Uint8Array; serial: Uint8Array } | { subjectKeyIdentifier: Uint8Array };
   digestAlgorithm: string;
+  /** The digest AlgorithmIdentifier, parameters included (id-shake256-len carries its output length, RFC 8419 §2.3). */
+  digestAlgorithmId: Der;
   /** signedAttrs as encoded, tag [0] (0xA0); null when absent. */
   signedAttrs: Der | null;
   signatureAlgorithm: string;
+  /** The signature AlgorithmIdentifier, parameters included (RSASSA-PSS: RFC 4055 §3.1). */
+  signatureAlgorithmId: Der;
   signature: Uint8Array;
   unsignedAttrs: Der | null;
 }
@@ -29,7 +33,14 @@ export interface ParsedSignedData {
   /** eContent octets, or null for a detached signature. */
   content: Uint8Array | null;
   certificates: Uint8Array[];
+  /** RevocationInfoChoices (RFC 5652 §10.2.1): CRLs, and OCSP responses as id-ri-ocsp-response (RFC 5940 §4.1). */
+  revocation: RevocationInfo;
   signerInfos: ParsedSignerInfo[];
+}
+
+export interface RevocationInfo {
+  crls: Uint8Array[];
+  ocsps: Uint8Array[];
 }
 
 /** A DER node's children, or a BER node's elements (constructed strings already joined). */
@@ -52,14 +63,17 @@ function parseSignerInfo(node: Der): ParsedSignerInfo {
   }
   let i = 3;
   const signedAttrs = f[i]?.tag === 0xa0 ? f[i++]! : null;
+  const signatureAlgorithmId = f[i]!;
   const signatureAlgorithm = algorithmOid(f[i++], 'SignerInfo.signatureAlgorithm');
   const signature = expectTag(f[i++], TAG.OCTET_STRING, 'SignerInfo.signature').content;
   const unsignedAttrs = f[i]?.tag === 0xa1 ? f[i]! : null;
   return {
     sid,
     digestAlgorithm: algorithmOid(f[2], 'SignerInfo.digestAlgorithm'),
+    digestAlgorithmId: f[2]!,
     signedAttrs,
     signatureAlgorithm,
+    signatureAlgorithmId,
     signature,
     unsignedAttrs,
   };
@@ -82,9 +96,19 @@ export function parseSignedData(der: Uint8Array, options: { ber?: boolean } = {}
   }
   let i = 3;
   const certificates = sd[i]?.tag === 0xa0 ? children(sd[i++]!).filter((c) => c.tag === TAG.SEQUENCE).map((c) => c.raw) : [];
-  if (sd[i]?.tag === 0xa1) i++; // crls [1]
+  const revocation: RevocationInfo = { crls: [], ocsps: [] };
+  if (sd[i]?.tag === 0xa1) {
+    for (const choice of children(sd[i++]!)) {
+      // RevocationInfoChoice ::= CHOICE { crl CertificateList, other [1] IMPLICIT OtherRevocationInfoFormat }.
+      if (choice.tag === TAG.SEQUENCE) revocation.crls.push(choice.raw);
+      else if (choice.tag === 0xa1) {
+        const [format, info] = children(choice);
+        if (format?.tag === TAG.OID && decodeOid(format.content) === OID.riOcspResponse && info) revocation.ocsps.push(info.raw);
+      }
+    }
+  }
   const signerInfos = children(expectTag(sd[i], TAG.SET, 'signerInfos')).map(parseSignerInfo);
-  return { digestAlgorithms, contentType, content, certificates, signerInfos };
+  return { digestAlgorithms, contentType, content, certificates, revocation, signerInfos };
 }
 
 /** Attributes (SET OF Attribute, RFC 5652 §5.3) as OID -> the raw encodings of the values. */
@@ -95,6 +119,20 @@ export function readAttributes(attrs: Der): Map<string, Der[]> {
     const id = decodeOid(expectTag(type, TAG.OID, 'Attribute.attrType').content);
     if (out.has(id)) throw new DerError(`attribute ${id} appears twice`);
     out.set(id, children(expectTag(values, TAG.SET, `Attribute ${id} values`)));
+  }
+  return out;
+}
+
+/**
+ * Adobe's revocation archival signed attribute (ISO 32000-1 §12.8.3.3.2, adbe-revocationInfoArchival):
+ * RevocationInfoArchival ::= SEQUENCE { crl [0] EXPLICIT SEQUENCE OF CRLs OPTIONAL,
+ * ocsp [1] EXPLICIT SEQUENCE OF OCSPResponse OPTIONAL, otherRevInfo [2] ... OPTIONAL }.
+ */
+export function readRevocationArchival(value: Der): RevocationInfo {
+  const out: RevocationInfo = { crls: [], ocsps: [] };
+  for (const part of children(expectTag(value, TAG.SEQUENCE, 'RevocationInfoArchival'))) {
+    const list = part.tag === 0xa0 ? out.crls : part.tag === 0xa1 ? out.ocsps : null;
+    if (list) for (const item of children(expectTag(children(part)[0], TAG.SEQUENCE, 'RevocationInfoArchival list'))) list.push(item.raw);
   }
   return out;
 }

@@ -15,14 +15,18 @@ export interface Extension {
 
 /** Extension ::= SEQUENCE { extnID, critical BOOLEAN DEFAULT FALSE, extnValue OCTET STRING } (§4.1). */
 export function readExtensions(fields: CertificateFields): Extension[] {
-  if (!fields.extensions) return [];
+  return fields.extensions ? readExtensionList(fields.extensions) : [];
+}
+
+/** Extensions ::= SEQUENCE SIZE (1..MAX) OF Extension: a certificate's, a CRL's or a CRL entry's (§4.1, §5.1). */
+export function readExtensionList(extensions: Der): Extension[] {
   const out: Extension[] = [];
-  for (const ext of children(fields.extensions)) {
+  for (const ext of children(expectTag(extensions, TAG.SEQUENCE, 'Extensions'))) {
     const parts = children(expectTag(ext, TAG.SEQUENCE, 'Extension'));
     const id = decodeOid(expectTag(parts[0], TAG.OID, 'extnID').content);
     const critical = parts.length === 3 && expectTag(parts[1], TAG.BOOLEAN, 'critical').content[0] !== 0;
     const value = expectTag(parts[parts.length - 1], TAG.OCTET_STRING, 'extnValue').content;
-    // §4.2: "A certificate MUST NOT include more than one instance of a particular extension."
+    // §4.2, §5.2: a certificate or CRL "MUST NOT include more than one instance of a particular extension".
     if (out.some((e) => e.id === id)) throw new DerError(`extension ${id} appears twice`);
     out.push({ id, critical, value });
   }

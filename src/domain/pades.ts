@@ -8,6 +8,15 @@
 export const PADES_LEVELS = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
 export type PadesLevel = (typeof PADES_LEVELS)[number];
 
+/**
+ * What local validation does when a certificate's revocation status cannot be determined
+ * (RFC 5280 §6.3, ETSI EN 319 102-1 §5.2.6): `require` fails the path (the default of `verify`
+ * and POST /v1/pades/verify), `if-available` fails it only for a revocation the data proves.
+ * Data that is there is always judged: a revoked certificate is never trusted.
+ */
+export const REVOCATION_POLICIES = ['require', 'if-available'] as const;
+export type RevocationPolicy = (typeof REVOCATION_POLICIES)[number];
+
 /** DocMDP /P of a certification signature (ISO 32000-1 §12.8.2.2): 1 no changes, 2 forms, 3 forms and annotations. */
 export type DocMdpPermission = 1 | 2 | 3;
 

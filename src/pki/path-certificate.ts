@@ -2,8 +2,8 @@
  * A certificate read once for path building and validation (RFC 5280 §6.1): its names, validity,
  * the extensions §6.1.3-§6.1.5 act on, and the critical extensions nothing here understands.
  */
-import { children, readDerExact, type Der } from '../der/der';
-import { readCertificate, type CertificateFields } from '../der/certificate-fields';
+import { children, DerError, readDerExact, type Der } from '../der/der';
+import { certificateDerViolation, readCertificate, type CertificateFields } from '../der/certificate-fields';
 import { OID } from '../der/oids';
 import { decodeTime } from '../der/time';
 import {
@@ -15,6 +15,15 @@ import {
   type BasicConstraints,
   type NameConstraints,
 } from '../der/x509-constraints';
+import { readDistributionPoints, type DistributionPoint } from '../der/crl-fields';
+import {
+  readCertificatePolicies,
+  readInhibitAnyPolicy,
+  readPolicyConstraints,
+  readPolicyMappings,
+  type PolicyConstraints,
+  type PolicyInformation,
+} from '../der/x509-policies';
 import { formatName } from './distinguished-name';
 import { nameKey } from './name-match';
 import { algorithmOf } from './verify-signature';
@@ -34,9 +43,9 @@ const EXT = {
 
 /**
  * Extensions this validator recognises (§6.1.4 (o) and §6.1.5 (f) refuse any other that is
- * critical). The policy extensions are recognised but not processed: the report says `policies:
- * "not checked"`, as PKITS 4.8-4.12 are out of this validator's scope. The key identifiers, access
- * and CRL locations only help find issuers and status, so they constrain nothing.
+ * critical). The policy extensions feed the policy tree (policy-tree.ts) and the distribution
+ * points the revocation check (revocation.ts); the key identifiers and access locations only help
+ * find issuers and status, so they constrain nothing.
  */
 const RECOGNISED = new Set<string>([
   OID.basicConstraints,
@@ -49,9 +58,6 @@ const RECOGNISED = new Set<string>([
   OID.ocspNoCheck,
   ...Object.values(EXT),
 ]);
-
-/** DSA signatures (RFC 3279 §2.2.2, RFC 5758 §3.1): refused by name, as Chromium does. */
-export const DSA_SIGNATURES = new Set(['1.2.840.10040.4.3', '2.16.840.1.101.3.4.3.1', '2.16.840.1.101.3.4.3.2']);
 
 export interface PathCertificate {
   der: Uint8Array;
@@ -73,9 +79,21 @@ export interface PathCertificate {
   unknownCritical: string[];
   /** The OID of the issuer's signature on this certificate. */
   signatureAlgorithm: string;
+  /** Its AlgorithmIdentifier, parameters included (RSASSA-PSS: RFC 4055 §3.1). */
+  signatureAlgorithmId: Der;
+  /** certificatePolicies, or null when absent (§4.2.1.4). */
+  policies: PolicyInformation[] | null;
+  policyMappings: { issuer: string; subject: string }[] | null;
+  policyConstraints: PolicyConstraints | null;
+  inhibitAnyPolicy: number | null;
+  /** cRLDistributionPoints, or null when absent (§4.2.1.13). */
+  distributionPoints: DistributionPoint[] | null;
 }
 
 export function readPathCertificate(der: Uint8Array): PathCertificate {
+  // RFC 5280 §4.1: a certificate is DER; read leniently it could say what its DER twin does not.
+  const notDer = certificateDerViolation(der);
+  if (notDer) throw new DerError(`it is not DER (RFC 5280 §4.1): ${notDer}`);
   const fields = readCertificate(der);
   const [nb, na] = children(fields.validity);
   const extensions = readExtensions(fields);
@@ -84,7 +102,12 @@ export function readPathCertificate(der: Uint8Array): PathCertificate {
   const ku = find(OID.keyUsage);
   const nc = find(EXT.nameConstraints);
   const san = find(EXT.subjectAltName);
-  const signatureAlgorithm = algorithmOf(children(readDerExact(der))[1], 'signatureAlgorithm');
+  const cp = find(EXT.certificatePolicies);
+  const pm = find(EXT.policyMappings);
+  const pc = find(EXT.policyConstraints);
+  const iap = find(EXT.inhibitAnyPolicy);
+  const signatureAlgorithmId = children(readDerExact(der))[1]!;
+  const signatureAlgorithm = algorithmOf(signatureAlgorithmId, 'signatureAlgorithm');
   const subjectKey = nameKey(fields.subject);
   const issuerKey = nameKey(fields.issuer);
   return {
@@ -102,5 +125,11 @@ export function readPathCertificate(der: Uint8Array): PathCertificate {
     altNames: san ? readGeneralNames(san) : null,
     unknownCritical: extensions.filter((e) => e.critical && !RECOGNISED.has(e.id)).map((e) => e.id),
     signatureAlgorithm,
+    signatureAlgorithmId,
+    policies: cp ? readCertificatePolicies(cp) : null,
+    policyMappings: pm ? readPolicyMappings(pm) : null,
+    policyConstraints: pc ? readPolicyConstraints(pc) : null,
+    inhibitAnyPolicy: iap ? readInhibitAnyPolicy(iap) : null,
+    distributionPoints: readDistributionPoints(fields),
   };
 }

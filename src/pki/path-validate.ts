@@ -1,17 +1,18 @@
 /**
  * Basic path validation, RFC 5280 §6.1, over a path built elsewhere: signatures, validity at the
  * time asked, name chaining (§7.1), name constraints, basicConstraints with pathLenConstraint,
- * keyUsage keyCertSign on every CA, and unknown critical extensions. Policy processing
- * (§6.1.3 (d)-(f), §6.1.4 (a)-(b), (h)-(j)) is not done: the report says so.
+ * keyUsage keyCertSign on every CA, unknown critical extensions, and certificate policies
+ * (policy-tree.ts). Revocation (§6.1.3 (a)(3)) is the caller's: chain.ts with revocation.ts.
  *
  * The trust anchor is the name and key of the last certificate (§6.1.1 (d)); its own extensions
  * constrain nothing, as in §6.1. Its validity is still checked: an operator's expired root is
  * named rather than trusted forever.
  */
 import { KEY_USAGE } from '../der/x509-constraints';
-import { SIGNATURE_DIGESTS } from '../der/oids';
 import { checkNameConstraints } from './name-constraints';
-import { DSA_SIGNATURES, type PathCertificate } from './path-certificate';
+import type { PathCertificate } from './path-certificate';
+import { signatureScheme } from './signature-scheme';
+import { processPolicies, type PolicyInputs } from './policy-tree';
 
 /** Whether `cert`'s signature verifies with `issuer`'s key; the builder caches it. */
 export type SignatureCheck = (cert: PathCertificate, issuer: PathCertificate) => boolean;
@@ -25,8 +26,11 @@ export function validityFailures(c: PathCertificate, at: Date): string[] {
 
 /** §6.1.3 (a)(1): the signature, or why it cannot be checked. */
 function signatureFailure(c: PathCertificate, issuer: PathCertificate, verify: SignatureCheck): string | null {
-  if (DSA_SIGNATURES.has(c.signatureAlgorithm)) return `certificate ${c.name}: DSA signatures are not supported`;
-  if (!SIGNATURE_DIGESTS[c.signatureAlgorithm]) return `certificate ${c.name}: signature algorithm ${c.signatureAlgorithm} is not supported`;
+  try {
+    signatureScheme(c.signatureAlgorithmId);
+  } catch (e) {
+    return `certificate ${c.name}: ${(e as Error).message}`;
+  }
   return verify(c, issuer) ? null : `signature of ${c.name} does not verify with the key of ${issuer.name}`;
 }
 
@@ -38,11 +42,22 @@ function caFailures(c: PathCertificate): string[] {
   return out;
 }
 
-/**
- * Failures of `path` (end entity first, trust anchor last) at time `at`, one line each, grouped by
- * certificate from the end entity up; none means the path is valid.
- */
-export function validatePath(path: PathCertificate[], at: Date, verify: SignatureCheck): string[] {
+export interface PathValidation {
+  /** One line each, grouped by certificate from the end entity up; none means the path is valid. */
+  failures: string[];
+  /** The user-constrained policy set (§6.1.6), empty when the path is invalid. */
+  policies: string[];
+}
+
+/** `path` (end entity first, trust anchor last) validated at time `at` with the policy inputs of §6.1.1. */
+export function validatePath(path: PathCertificate[], at: Date, verify: SignatureCheck, policyInputs: PolicyInputs = {}): PathValidation {
+  const failures = basicFailures(path, at, verify);
+  if (failures.length > 0) return { failures, policies: [] };
+  const policy = processPolicies(path, policyInputs);
+  return { failures: policy.failures, policies: policy.userConstrained };
+}
+
+function basicFailures(path: PathCertificate[], at: Date, verify: SignatureCheck): string[] {
   const n = path.length - 1; // certificates below the anchor (§6.1: a path of length n)
   const byCertificate = path.map((c) => validityFailures(c, at));
   let maxPathLength = n; // §6.1.2 (k)

@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** The folders of `../shared/vectors` the tests read (its README lists them). */
-export type OutsideFolder = 'external' | 'pkits' | 'pkits-all' | 'plist';
+export type OutsideFolder = 'external' | 'itext' | 'pkits' | 'pkits-all' | 'plist';
 
 const REPO = resolve(__dirname, '../..');
 

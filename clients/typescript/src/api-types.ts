@@ -81,11 +81,12 @@ export interface VerifyReport {
     };
     certifies?: 1 | 2 | 3 | null;
     chain: {
+      /** A path to a trust anchor valid by RFC 5280 §6.1, and no certificate of it revoked (or, under revocation "require", of unknown status) */
       trusted?: boolean;
       path?: string[];
       failures?: string[];
-      /** RFC 5280 certificate policies (§6.1.3 d-f) are not processed */
-      policies?: "not checked";
+      /** The certificate policies (OIDs) the path is valid for, the user-constrained policy set of RFC 5280 §6.1 with its default inputs; 2.5.29.32.0 (anyPolicy) when no certificate restricts them; empty when the chain is not trusted or asserts no policy */
+      policies?: string[];
     };
     timestamp?: {
       time?: string | null;
@@ -95,14 +96,32 @@ export interface VerifyReport {
       chain_failures?: string[];
       problems?: string[];
     } | null;
+    /** The revocation status of each certificate of the chain below its trust anchor (RFC 5280 §6.3), at the time the chain is judged */
     revocation: ({
       certificate?: string;
+      /** `no_data`: no usable CRL or OCSP response determines it (`problems` says what was found and why it is unusable) */
       status?: "good" | "revoked" | "unknown" | "no_data";
       source?: "ocsp" | "crl" | null;
+      /** Where the answer used was found: the document's /DSS or /VRI, the signature's CMS (its crls field or the adbe-revocationInfoArchival attribute), or fetched (verify --online) */
+      found_in?: "dss" | "signature" | "online" | null;
       revoked_at?: string | null;
+      /** The CRLReason of a revocation (RFC 5280 §5.3.1), when the CRL gives one */
+      reason?: string | null;
       checked_at?: string | null;
       problems?: string[];
     })[];
+    /** The signer's algorithms and, by ETSI TS 119 312 as EU DSS's default policy encodes it, until when they are acceptable: a lapse by 2022 is a problem (too weak to trust), a later one or an algorithm not in the table a warning */
+    algorithms?: {
+      /** SHA-256, SHA3-256, SHAKE256, … */
+      digest?: string | null;
+      /** ECDSA with SHA-256, RSASSA-PSS with SHA-256, Ed25519, Ed448, … */
+      signature?: string | null;
+      /** RSA 3072, EC P-256, Ed448, … */
+      key?: string | null;
+      /** The year from which the weakest of them is no longer acceptable */
+      acceptable_until?: number | null;
+      warnings?: string[];
+    };
     level: "B-B" | "B-T" | "B-LT" | "B-LTA" | null;
     problems: string[];
   })[];
@@ -276,6 +295,8 @@ export interface SignPdfRequest {
 export interface VerifyPdfRequest {
   /** The signed PDF in base64 (the tolerance rules of the sign route apply); it is not stored */
   pdf_base64: string;
+  /** What a certificate whose revocation status cannot be determined (no usable CRL or OCSP response in the document, RFC 5280 §6.3) means: "require" (absent or null: the default) makes its chain untrusted, as ETSI EN 319 102-1 leaves such a signature indeterminate; "if-available" trusts it and fails only a revocation the data proves. A revoked certificate is never trusted */
+  revocation?: "require" | "if-available" | null;
 }
 
 export interface SignHashRequest {

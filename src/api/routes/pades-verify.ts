@@ -7,8 +7,8 @@ import type { ApiEnv } from '../types';
 import { PADES_VERIFY_BODY, parseBody } from '../request-schemas';
 
 /**
- * POST /v1/pades/verify (CONTRACT extension, issue 12): `{pdf_base64}` with the sign route's
- * tolerance rules, answered `200 {valid, signatures: […], problems: […]}`. A report: the document
+ * POST /v1/pades/verify (CONTRACT extension, issue 12): `{pdf_base64, revocation?}` with the sign
+ * route's tolerance rules, answered `200 {valid, signatures: […], problems: […]}`. A report: the document
  * is never stored. It is read in a PDF worker (issue 15). A PDF that cannot be fully read (damaged
  * cross-reference data, or no reading at all) is a `200` report naming why in `problems`; input
  * that is not a PDF is a `422` from decodePdfField, and so is a document over a per-document
@@ -18,6 +18,6 @@ export function postPadesVerify(ctx: AppContext) {
   return async (c: Context<ApiEnv>) => {
     const b = parseBody(await readJsonObject(c, ctx.config.maxBodyBytes, 'pdf_base64'), PADES_VERIFY_BODY);
     const { pdf } = await decodePdfField(b.pdf_base64);
-    return c.json(await verifyPdf(ctx.documentWork.forOwner(c.get('wrapper').key), pdf, ctx.trustAnchors(), ctx.now()), 200);
+    return c.json(await verifyPdf(ctx.documentWork.forOwner(c.get('wrapper').key), pdf, ctx.trustAnchors(), ctx.now(), { revocation: b.revocation ?? undefined }), 200);
   };
 }

@@ -11,12 +11,14 @@ import { requirePdfHeader } from '../../signing/validation';
 import { describeReport, loadTrustAnchors, notAPdfReport, verifyPdf, type WireReport } from '../../signing/validation';
 import { DocumentWork } from '../../workers/document-work';
 import { resolvePdfProcessEntry } from '../../workers/entry';
-import { EXIT_FAILURE, printData } from '../output';
+import { EXIT_FAILURE, printData, UsageError } from '../output';
+import { REVOCATION_POLICIES, type RevocationPolicy } from '../../domain/pades';
 import { osErrorInWords } from '../../domain/os-errors';
 
 /**
- * `localsign verify FILE.pdf [--json] [--trust FILE] [--online]` (issue 12): the same report as
- * POST /v1/pades/verify, without a running service, offline unless `--online` is asked. Exit 0
+ * `localsign verify FILE.pdf [--json] [--trust FILE] [--online] [--revocation require|if-available]`
+ * (issue 12): the same report as POST /v1/pades/verify, without a running service, offline unless
+ * `--online` is asked. Exit 0
  * when every signature is valid, 1 otherwise (the report is printed either way). Every file it can
  * open gets a report (issue 17), a damaged PDF, an unreadable one or one that is not a PDF at all:
  * `valid: false` and the reason in `problems`; only a file it cannot open, and a document over a
@@ -40,8 +42,15 @@ export const verifyCommand = defineCommand({
     json: { type: 'boolean', description: 'Machine-readable output (the POST /v1/pades/verify answer)' },
     trust: { type: 'string', description: 'PEM file of trust anchors (default env LOCALSIGN_TRUST; none: no chain is trusted)' },
     online: { type: 'boolean', description: 'Also fetch OCSP/CRL answers for certificates the document holds no revocation data for (through the proxy settings)' },
+    revocation: {
+      type: 'string',
+      valueHint: 'require|if-available',
+      description: 'require (default): a certificate whose revocation status cannot be determined is not trusted; if-available: only a revoked one is not',
+    },
   },
   async run({ args }) {
+    const revocation = (args.revocation ?? 'require') as RevocationPolicy;
+    if (!REVOCATION_POLICIES.includes(revocation)) throw new UsageError(`--revocation must be ${REVOCATION_POLICIES.join(' or ')}, not ${JSON.stringify(String(args.revocation))}`);
     const env = readEnv();
     const config = buildConfig(env, { trustFile: typeof args.trust === 'string' && args.trust !== '' ? args.trust : undefined });
     let pdf: Uint8Array;
@@ -63,7 +72,7 @@ export const verifyCommand = defineCommand({
     let scratch: string | null = null;
     const work = DocumentWork.fromConfig(config.documents, resolvePdfProcessEntry(), () => (scratch ??= mkdtempSync(join(tmpdir(), 'localsign-verify-'))));
     try {
-      print(Boolean(args.json), await verifyPdf(work, pdf, loadTrustAnchors(config.trustFile), new Date(), http ? { http } : undefined));
+      print(Boolean(args.json), await verifyPdf(work, pdf, loadTrustAnchors(config.trustFile), new Date(), { online: http ? { http } : undefined, revocation }));
     } finally {
       await work.close();
       if (scratch) rmSync(scratch, { recursive: true, force: true });

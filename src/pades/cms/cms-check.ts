@@ -8,15 +8,17 @@
  * content itself. And of our own output before a request is DONE (`ownOutput`, verify.ts): every
  * one of those checks, and the profile cms.ts builds on top (verifyCmsSignature).
  */
-import { createHash, createVerify, verify as cryptoVerify } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { SigningError } from '../../domain/errors';
 import { derViolation, readBerExact } from '../../der/ber';
-import { bytesEqual, children, concat, decodeOid, expectTag, TAG, type Der } from '../../der/der';
-import { findSignerCertificate, parseSignedData, readAttributes } from '../../der/cms-fields';
-import { DIGEST_NAMES, OID, SIGNATURE_DIGESTS } from '../../der/oids';
+import { bytesEqual, children, concat, decodeOid, expectTag, integerValue, TAG, type Der } from '../../der/der';
+import { certificateDerViolation } from '../../der/certificate-fields';
+import { findSignerCertificate, parseSignedData, readAttributes, readRevocationArchival, type RevocationInfo } from '../../der/cms-fields';
+import { DIGEST_LABELS, DIGEST_NAMES, OID } from '../../der/oids';
 import { readTstInfo } from '../../der/tst-info';
 import { extendedKeyUsages } from '../../der/x509-extensions';
-import { publicKeyOf } from '../../pki/verify-signature';
+import { describeKey, publicKeyOf } from '../../pki/verify-signature';
+import { signatureScheme, verifyWithScheme, type SignatureScheme } from '../../pki/signature-scheme';
 import { algorithmOfCertificate } from './cms';
 
 export interface CmsCheck {
@@ -39,6 +41,10 @@ export interface CmsCheck {
   signedAttributesSet: Uint8Array | null;
   hasSigningCertificateV2: boolean;
   timestampToken: Uint8Array | null;
+  /** The signer's algorithms as reports name them (null where the CMS does not say or read). */
+  algorithms: { digest: string | null; signature: string | null; key: string | null };
+  /** CRLs and OCSP responses the CMS carries: its `crls` field (RFC 5652 §10.2.1) and the adbe-revocationInfoArchival signed attribute. */
+  revocation: RevocationInfo;
 }
 
 /**
@@ -60,7 +66,8 @@ export interface CmsCheckOptions {
 export function digestWith(algorithm: string, parts: Uint8Array[]): Uint8Array | null {
   const name = DIGEST_NAMES[algorithm];
   if (!name) return null;
-  const h = createHash(name);
+  // SHAKE256 in CMS gives 512 bits (RFC 8419 §2.3, RFC 8702 §2).
+  const h = name === 'shake256' ? createHash(name, { outputLength: 64 }) : createHash(name);
   for (const p of parts) h.update(p);
   return new Uint8Array(h.digest());
 }
@@ -85,7 +92,8 @@ export function checkCms(cms: Uint8Array, detached: DetachedContent | null, opti
   const own = options.ownOutput === true;
   const out: CmsCheck = {
     ok: false, problems: [], signerCertificate: null, certificates: [], digestAlgorithm: null, signatureValue: null, contentType: null, content: null,
-    detached: false, signedAttributes: false, signedAttributesSet: null, hasSigningCertificateV2: false, timestampToken: null,
+    detached: false, signedAttributes: false, signedAttributesSet: null, hasSigningCertificateV2: false, timestampToken: null, revocation: { crls: [], ocsps: [] },
+    algorithms: { digest: null, signature: null, key: null },
   };
   let sd;
   try {
@@ -96,6 +104,7 @@ export function checkCms(cms: Uint8Array, detached: DetachedContent | null, opti
     return out;
   }
   out.certificates = sd.certificates;
+  out.revocation = { crls: [...sd.revocation.crls], ocsps: [...sd.revocation.ocsps] };
   out.contentType = sd.contentType;
   out.content = sd.content;
   out.detached = sd.content === null;
@@ -112,7 +121,12 @@ export function checkCms(cms: Uint8Array, detached: DetachedContent | null, opti
   if (own && si.digestAlgorithm !== OID.sha256) out.problems.push(`digest algorithm ${si.digestAlgorithm} is not SHA-256`);
   out.signerCertificate = findSignerCertificate(sd.certificates, si);
   if (!out.signerCertificate) out.problems.push('the signer certificate is not in the signature');
-  else if (own) out.problems.push(...keyProblems(si.signatureAlgorithm, out.signerCertificate));
+  else {
+    // RFC 5280 §4.1: openssl, pdfsig and EU DSS refuse a signer certificate that is not DER.
+    const notDer = certificateDerViolation(out.signerCertificate);
+    if (notDer) out.problems.push(`the signer certificate is not DER (RFC 5280 §4.1): ${notDer}`);
+    if (own) out.problems.push(...keyProblems(si.signatureAlgorithm, out.signerCertificate));
+  }
   // RFC 5652 §5.4: what was signed is the eContent when there is one, else the detached content.
   const parts = Array.isArray(detached) ? detached : null;
   const made = detached && !Array.isArray(detached) ? detached : null;
@@ -124,8 +138,17 @@ export function checkCms(cms: Uint8Array, detached: DetachedContent | null, opti
   if (sd.content && made && !bytesEqual(digestWith(made.digestAlgorithm, [sd.content]) ?? new Uint8Array(0), made.digest)) {
     out.problems.push('the encapsulated content is not the signed byte range');
   }
-  const digest = SIGNATURE_DIGESTS[si.signatureAlgorithm] ?? (si.signatureAlgorithm === OID.rsaEncryption ? DIGEST_NAMES[si.digestAlgorithm] : undefined);
-  if (!digest) out.problems.push(`signature algorithm ${si.signatureAlgorithm} is not supported`);
+  const digestName = DIGEST_NAMES[si.digestAlgorithm];
+  out.algorithms = { digest: digestName ? (DIGEST_LABELS[digestName] ?? digestName) : si.digestAlgorithm, signature: null, key: out.signerCertificate ? describeKey(out.signerCertificate) : null };
+  let scheme: SignatureScheme | null = null;
+  try {
+    scheme = signatureScheme(si.signatureAlgorithmId, si.digestAlgorithm);
+    out.algorithms.signature = scheme.name;
+  } catch (e) {
+    out.problems.push((e as Error).message);
+  }
+  const shakeLength = shakeOutputProblem(si.digestAlgorithmId);
+  if (shakeLength) out.problems.push(shakeLength);
   /** What the signature value is over (RFC 5652 §5.4); null when it cannot be checked. */
   let signatureInput: Uint8Array[] | null = null;
   if (!si.signedAttrs) {
@@ -149,6 +172,8 @@ export function checkCms(cms: Uint8Array, detached: DetachedContent | null, opti
       if (!md || md.tag !== TAG.OCTET_STRING) out.problems.push('the message-digest attribute is missing');
       else if (contentDigest && !bytesEqual(md.content, contentDigest)) out.problems.push('the document digest does not match: the signed bytes were changed');
       out.hasSigningCertificateV2 = attrs.has(OID.signingCertificateV2);
+      const archival = attrs.get(OID.adbeRevocationInfoArchival)?.[0];
+      if (archival) archivedRevocation(archival, out.revocation);
       if (own) out.problems.push(...ownAttributeProblems(attrs, out.signerCertificate));
       if (si.unsignedAttrs) out.timestampToken = readAttributes(si.unsignedAttrs).get(OID.signatureTimeStampToken)?.[0]?.raw ?? null;
     } catch (e) {
@@ -156,11 +181,22 @@ export function checkCms(cms: Uint8Array, detached: DetachedContent | null, opti
     }
     signatureInput = [signedAttributes];
   }
-  if (signatureInput && digest && out.signerCertificate && !verifies(digest, signatureInput, out.signerCertificate, si.signature)) {
+  if (signatureInput && scheme && out.signerCertificate && !verifies(scheme, signatureInput, out.signerCertificate, si.signature)) {
     out.problems.push("the signature value does not verify with the signer certificate's key");
   }
   out.ok = out.problems.length === 0;
   return out;
+}
+
+/** The archival attribute's CRLs and OCSP responses added to `into`; one that does not read adds nothing (what it would prove stays unproven). */
+function archivedRevocation(value: Der, into: RevocationInfo): void {
+  try {
+    const info = readRevocationArchival(value);
+    into.crls.push(...info.crls);
+    into.ocsps.push(...info.ocsps);
+  } catch {
+    // left out: revocation.ts names the status it could not determine
+  }
 }
 
 /** Ours: RSA PKCS#1 v1.5 or ECDSA P-256, each with SHA-256 (cms.ts assembleCms). */
@@ -219,16 +255,21 @@ export function verifyCmsSignature(
   return { signerCertificate, signedAttributes: signedAttributesSet, signatureValue, timestampToken: c.timestampToken };
 }
 
-/** The signature over `parts` (fed in order, never joined) with the certificate's key. */
-function verifies(digest: string, parts: Uint8Array[], certificate: Uint8Array, signature: Uint8Array): boolean {
+/** The signature over `parts` (fed in order; joined only for EdDSA) with the certificate's key. */
+function verifies(scheme: SignatureScheme, parts: Uint8Array[], certificate: Uint8Array, signature: Uint8Array): boolean {
   try {
-    if (parts.length === 1) return cryptoVerify(digest, parts[0]!, publicKeyOf(certificate), signature);
-    const v = createVerify(digest);
-    for (const p of parts) v.update(p);
-    return v.verify(publicKeyOf(certificate), signature);
+    return verifyWithScheme(scheme, parts, publicKeyOf(certificate), signature);
   } catch {
     return false;
   }
+}
+
+/** RFC 8419 §2.3: id-shake256-len carries the output length in bits, which CMS fixes at 512. */
+function shakeOutputProblem(digestAlgorithm: Der): string | null {
+  const [id, length] = children(digestAlgorithm);
+  if (!id || decodeOid(id.content) !== OID.shake256Len) return null;
+  if (length?.tag === TAG.INTEGER && integerValue(length.content) === 512n) return null;
+  return 'id-shake256-len without its output length of 512 bits (RFC 8419 §2.3)';
 }
 
 export interface TimestampCheck {
@@ -237,12 +278,14 @@ export interface TimestampCheck {
   time: Date | null;
   signerCertificate: Uint8Array | null;
   certificates: Uint8Array[];
+  revocation: RevocationInfo;
+  algorithms: CmsCheck['algorithms'];
 }
 
 /** An RFC 3161 token (§2.4.2): a valid CMS over TSTInfo whose messageImprint is `imprintOf(alg)`. */
 export function checkTimestampToken(token: Uint8Array, imprintOf: (algorithm: string) => Uint8Array | null): TimestampCheck {
   const cms = checkCms(token, null);
-  const out: TimestampCheck = { ok: false, problems: [...cms.problems], time: null, signerCertificate: cms.signerCertificate, certificates: cms.certificates };
+  const out: TimestampCheck = { ok: false, problems: [...cms.problems], time: null, signerCertificate: cms.signerCertificate, certificates: cms.certificates, revocation: cms.revocation, algorithms: cms.algorithms };
   if (!cms.content) {
     out.problems.push('the timestamp token holds no TSTInfo');
     return out;

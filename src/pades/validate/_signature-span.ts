@@ -2,9 +2,8 @@
  * Where a signature dictionary's own /Contents string lies in the file: the bytes a signature's
  * /ByteRange must skip, exactly (ISO 32000-1 §12.8.1: "the signature value … shall be … the
  * entire hexadecimal string, including the delimiters, excluded"). The dictionary is found at the
- * offset the cross-reference data gives for its object (§7.5.4), its keys read in order, and the
- * last /Contents taken, as a reader that parses the dictionary keeps the last value of a key
- * written twice. A /ByteRange copied from another signature skips that one's /Contents, not this
+ * offset the cross-reference data gives for its object (§7.5.4), its keys read in order; a
+ * /Contents or /ByteRange written twice binds nothing (ISO 32000-2 §7.3.7). A /ByteRange copied from another signature skips that one's /Contents, not this
  * one's (issue 17: the borrowed signature pdfsig calls "Digest Mismatch").
  */
 import type { PDFContext, PDFRef } from 'pdf-lib';
@@ -29,11 +28,12 @@ const MAX_KEYS = 10_000;
  * starts and ends. A hex string is skipped by its delimiter, not read again (a /Contents may be
  * megabytes). Null when the bytes there are not a dictionary holding `key`.
  */
-function valueSpan(pdf: Uint8Array, pos: number, key: string, context: PDFContext): { start: number; end: number } | null {
+function valueSpan(pdf: Uint8Array, pos: number, key: string, context: PDFContext): { start: number; end: number; count: number } | null {
   let p = skipWhitespace(pdf, pos);
   if (pdf[p] !== 0x3c || pdf[p + 1] !== 0x3c) return null;
   p += 2;
-  let found: { start: number; end: number } | null = null;
+  let found: { start: number; end: number; count: number } | null = null;
+  let count = 0;
   for (let n = 0; n < MAX_KEYS; n++) {
     p = skipWhitespace(pdf, p);
     if (pdf[p] === 0x3e && pdf[p + 1] === 0x3e) return found;
@@ -49,7 +49,7 @@ function valueSpan(pdf: Uint8Array, pos: number, key: string, context: PDFContex
     } else {
       end = parseObjectSpan(pdf, start, context).end;
     }
-    if (k.object.decodeText() === key) found = { start, end };
+    if (k.object.decodeText() === key) found = { start, end, count: ++count };
     p = end;
   }
   return null;
@@ -77,6 +77,11 @@ export function contentsSpan(pdf: Uint8Array, entries: ReadonlyMap<number, XrefE
   }
   const contents = valueSpan(pdf, at, 'Contents', context);
   if (!contents) return `the signature dictionary in object ${num} has no /Contents`;
+  // ISO 32000-2 §7.3.7: a key at most once per dictionary. Readers differ on which of two they
+  // take (poppler the first, PDFBox and pdf-lib the last): what the signature is depends on the reader.
+  for (const [key, span] of [['Contents', contents], ['ByteRange', valueSpan(pdf, at, 'ByteRange', context)]] as const) {
+    if (span && span.count > 1) return `the signature dictionary in object ${num} has /${key} ${span.count} times (ISO 32000-2 §7.3.7: a key at most once; readers differ on which they take)`;
+  }
   if (pdf[contents.start] !== 0x3c) return `the /Contents of the signature dictionary in object ${num} is not a hexadecimal string`;
-  return { objectNumber: num, offset: entry.offset, ...contents };
+  return { objectNumber: num, offset: entry.offset, start: contents.start, end: contents.end };
 }

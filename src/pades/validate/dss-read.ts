@@ -1,6 +1,7 @@
 /**
  * Reads a document's /DSS (ETSI EN 319 142-1 §5.4.2) for local validation: its certificates,
- * OCSP responses and CRLs as DER, and the /VRI keys present. Unreadable streams are skipped, not
+ * OCSP responses and CRLs as DER, with those the /VRI dictionaries list (§5.4.2.3: /Cert, /CRL,
+ * /OCSP, normally the same streams), each stream once, and the /VRI keys present. Unreadable streams are skipped, not
  * fatal: validation reports what it could not find. A stream over the document's decoding budget
  * is the refusal of the whole document (PdfInputError), and a stream listed again is decoded once
  * (the reader's cache: a /DSS listing one bomb three times decoded it three times, 5.2 GB).
@@ -18,11 +19,19 @@ export interface DssData {
 
 export function readDssData(reader: PdfReader, catalog: PDFDict): DssData {
   const dss = reader.getDict(catalog, 'DSS');
-  const streams = (key: string): Uint8Array[] => {
+  const vri = dss && reader.getDict(dss, 'VRI');
+  const vriKeys = vri ? [...vri.keys()] : [];
+  const entries = vri ? vriKeys.map((k) => reader.getDict(vri, k.decodeText())).filter((d): d is PDFDict => d !== undefined) : [];
+  const streams = (key: string, vriKey: string): Uint8Array[] => {
+    const found = new Set<PDFRawStream>();
+    for (const dict of [dss, ...entries]) {
+      for (const item of (dict && reader.getArray(dict, dict === dss ? key : vriKey)?.asArray()) ?? []) {
+        const s = reader.resolve(item);
+        if (s instanceof PDFRawStream) found.add(s);
+      }
+    }
     const out: Uint8Array[] = [];
-    for (const item of (dss && reader.getArray(dss, key)?.asArray()) ?? []) {
-      const s = reader.resolve(item);
-      if (!(s instanceof PDFRawStream)) continue;
+    for (const s of found) {
       try {
         out.push(reader.decodeStream(s));
       } catch (e) {
@@ -32,7 +41,10 @@ export function readDssData(reader: PdfReader, catalog: PDFDict): DssData {
     }
     return out;
   };
-  const vri = dss && reader.getDict(dss, 'VRI');
-  const vriKeys = new Set((vri ? [...vri.keys()] : []).map((k: PDFName) => k.decodeText().toUpperCase()));
-  return { certs: streams('Certs'), ocsps: streams('OCSPs'), crls: streams('CRLs'), vriKeys };
+  return {
+    certs: streams('Certs', 'Cert'),
+    ocsps: streams('OCSPs', 'OCSP'),
+    crls: streams('CRLs', 'CRL'),
+    vriKeys: new Set(vriKeys.map((k: PDFName) => k.decodeText().toUpperCase())),
+  };
 }

@@ -20,12 +20,14 @@
  * 2. signing_and_forms (P=2): signatures and new signature fields with their widgets, values and
  *    appearances of fields, AcroForm /DR (its fonts are resources, not annotations), /DA,
  *    /SigFlags, /NeedAppearances, /Lock and /SV, /Names (but /JavaScript), the structure tree
- *    (/StructTreeRoot, StructElem), /MarkInfo, /PieceInfo, a first /Perms or /OutputIntents;
- * 3. annotations (P=3): annotations added, changed or removed, other than widgets; an empty
- *    signature field that shows on a page (it draws over the content like one);
+ *    (/StructTreeRoot, StructElem however reached, a page's /StructParents), /MarkInfo,
+ *    /PieceInfo, a first /Perms or /OutputIntents;
+ * 3. annotations (P=3): annotations added, changed or removed, other than widgets, and a page's
+ *    /Tabs; an empty signature field that shows on a page (it draws over the content like one);
  * 4. other: pages added, removed or reordered, content streams, XObjects and fonts the pages
  *    use, a form field that is not a signature added, /Fields replaced, a signed field or its
- *    signature changed, objects redirected in the cross-reference data, the catalog's other keys.
+ *    signature changed, a field or widget overwritten with something that is neither, objects
+ *    redirected in the cross-reference data, the catalog's other keys.
  *
  * Bounded (issue 15): one ChangeAnalysis per document; each revision analysed once whatever
  * number of signatures ends there; only the objects the later sections list are judged, at most
@@ -136,6 +138,8 @@ interface FieldClass {
   kind: 'locked' | 'dts' | 'signature' | 'empty-signature' | 'form';
   visible: boolean;
   name: string;
+  /** §12.7.4.2: the partial names from the root down, joined with periods. */
+  fullName: string;
   type: string;
 }
 
@@ -172,12 +176,13 @@ function fieldLevel(c: FieldClass): Level {
 
 /**
  * Keys a field or widget may change (pyHanko's VALUE_UPDATE_KEYS, §12.7.3.1 Table 220, §12.5.2
- * Table 164): the value, its look and flags. A signature field also takes its /Lock and /SV
+ * Table 164): the value (a choice field's selected indices /I with it, ISO 32000-2 §12.7.5.4
+ * Table 234), its look and flags. A signature field also takes its /Lock and /SV
  * (§12.7.4.5 Table 232) and new widgets; a field signed in the revision only /Ff and /Type.
  * /StructParent (§14.7.4.4: its key in the structure tree's parent tree, nothing drawn) comes
  * with a structure-tree update, for any field.
  */
-const FORM_KEYS = new Set(['V', 'AP', 'AS', 'F', 'DA', 'Q', 'Ff', 'Type', 'StructParent']);
+const FORM_KEYS = new Set(['V', 'I', 'AP', 'AS', 'F', 'DA', 'Q', 'Ff', 'Type', 'StructParent']);
 const SIGNATURE_KEYS = new Set([...FORM_KEYS, 'Lock', 'SV', 'Kids']);
 const LOCKED_KEYS = new Set(['Ff', 'Type', 'StructParent']);
 
@@ -192,6 +197,13 @@ const CATALOG_KEYS: Record<string, Level> = {
   PieceInfo: 2,
   Names: 2,
 };
+/**
+ * Page keys other than /Annots that a permitted update may change (§7.7.3.3 Table 31): the
+ * page's key into the structure tree's parent tree, /StructParents (§14.7.5.4), with the tree
+ * (class 2); the annotations' tab order, /Tabs, with the annotations (class 3).
+ */
+const PAGE_KEYS: Record<string, Level> = { StructParents: 2, Tabs: 3 };
+
 /** AcroForm keys filling and signing change (§12.7.2 Table 218); /Fields is judged item by item. */
 const ACROFORM_KEYS = new Set(['SigFlags', 'DR', 'DA', 'NeedAppearances', 'Q']);
 
@@ -212,6 +224,8 @@ class RevisionDiff {
   private readonly changes = new Map<number, Change>();
   private readonly done = new Map<string, Verdict>();
   private readonly classes = new Map<number, FieldClass | null>();
+  /** Fully qualified names of the form fields whose value or look changed (ChangeAnalysis.changedFields). */
+  readonly fieldsChanged = new Set<string>();
 
   constructor(
     private readonly cur: PdfReader,
@@ -348,6 +362,9 @@ class RevisionDiff {
       case 'page-content':
         return verdict(4, `${what} ${this.verb(c)}: content or resources a page draws`);
       case 'document':
+        // A structure element reached from elsewhere (an outline item's /SE, ISO 32000-2 §12.3.3
+        // Table 151) is still the structure tree's (§14.7.2), which signing and forms may update.
+        if (nameOf(dictOf(c.after ?? c.before), 'Type') === 'StructElem') return verdict(2);
         return verdict(4, `${what} ${this.verb(c)}: part of the document no signature permission covers`);
       case 'annots':
         return this.once(`annots:${u.owner}`, () => this.judgeAnnots(u.owner));
@@ -512,7 +529,7 @@ class RevisionDiff {
     return cls.kind === 'form' || cls.kind === 'locked' ? 4 : fieldLevel(cls);
   }
 
-  /** §7.7.3.3 Table 30: a page may only gain or lose annotations. */
+  /** §7.7.3.3 Table 30: a page may only gain or lose annotations, with their tab order and its structure key (PAGE_KEYS). */
   private judgePage(c: Change): Verdict {
     const what = `page object ${c.num}`;
     if (c.kind !== 'modified') return verdict(4, `${what} ${this.verb(c)}`);
@@ -528,6 +545,8 @@ class RevisionDiff {
         const v = this.once(`annots:${c.num}`, () => this.judgeAnnots(c.num));
         lines.push(...v.lines);
         if (v.level > level) level = v.level;
+      } else if (PAGE_KEYS[key] !== undefined) {
+        if (PAGE_KEYS[key]! > level) level = PAGE_KEYS[key]!;
       } else {
         level = 4;
         lines.push(`${what}: /${key} changed`);
@@ -579,7 +598,14 @@ class RevisionDiff {
   private judgeField(c: Change): Verdict {
     const cls = this.fieldClass(c.num);
     const what = this.describe(c.num, c.after ?? c.before);
-    if (!cls) return verdict(3);
+    if (!cls) {
+      // A widget or field overwritten with something that is neither (the "hide" attack empties
+      // a widget with << >>): the field loses what it showed, no permission explains it.
+      const was = dictOf(c.before);
+      if (was && (was.has(PDFName.of('FT')) || was.has(PDFName.of('T')) || nameOf(was, 'Subtype') === 'Widget')) return verdict(4, `object ${c.num}, a field or widget in the signed revision, ${c.kind === 'freed' ? 'removed' : 'overwritten with something that is neither'}`);
+      return verdict(3);
+    }
+    if (cls.kind === 'form') this.fieldsChanged.add(cls.fullName);
     if (c.kind === 'freed') return verdict(4, `${what} removed`);
     if (c.kind === 'new') {
       if (cls.kind === 'form') return verdict(4, `${what} added: a form field of type ${cls.type || 'unknown'}, not a signature field`);
@@ -614,6 +640,7 @@ class RevisionDiff {
    */
   private judgeFieldValue(c: Change, owner: number): Verdict {
     const cls = this.fieldClass(owner);
+    if (cls?.kind === 'form') this.fieldsChanged.add(cls.fullName);
     if (!cls || cls.kind === 'form') return verdict(cls ? 2 : 3);
     if (cls.kind === 'locked' || c.kind !== 'new') {
       // EU DSS names the keys of an undefined change: a /Reason or /M replaced after signing is the spoofing it shows.
@@ -626,6 +653,7 @@ class RevisionDiff {
   /** What hangs from an annotation or field (`owner`) is judged as that owner's change. */
   private ownerLevel(c: Change, owner: number, part: string): Verdict {
     const cls = this.fieldClass(owner);
+    if (cls?.kind === 'form') this.fieldsChanged.add(cls.fullName);
     if (!cls) return verdict(3);
     if (cls.kind === 'locked') return verdict(4, `${this.describe(c.num, c.after ?? c.before)} ${this.verb(c)}: ${part} of field '${cls.name}', signed in the revision`);
     return verdict(fieldLevel(cls));
@@ -654,13 +682,14 @@ class RevisionDiff {
       const widgets = field.dict.has(PDFName.of('Rect')) ? [field.dict] : items(this.resolve(this.cur, field.dict.get(PDFName.of('Kids')))).map((k) => dictOf(this.resolve(this.cur, k)));
       const visible = showsOnPage(self) || widgets.some(showsOnPage);
       const name = label(field.dict.get(PDFName.of('T')));
+      const fullName = chain.slice(chain.indexOf(field)).map((x) => label(x.dict.get(PDFName.of('T')))).filter((t) => t !== '').reverse().join('.');
       if (type !== 'Sig') {
-        if (type !== '' || !nameOf(self, 'Subtype') || nameOf(self, 'Subtype') === 'Widget') result = { kind: 'form', visible, name, type: type ? `/${type}` : '' };
+        if (type !== '' || !nameOf(self, 'Subtype') || nameOf(self, 'Subtype') === 'Widget') result = { kind: 'form', visible, name, fullName, type: type ? `/${type}` : '' };
       } else {
         const signedBefore = dictOf(this.read(this.old, field.num))?.has(PDFName.of('V')) === true && this.old.xref.entries.get(field.num)?.type !== 'free';
         const v = dictOf(this.resolve(this.cur, field.dict.get(PDFName.of('V'))));
         const kind = signedBefore ? 'locked' : !v ? 'empty-signature' : nameOf(v, 'Type') === 'DocTimeStamp' || nameOf(v, 'SubFilter') === 'ETSI.RFC3161' ? 'dts' : 'signature';
-        result = { kind, visible, name, type: '/Sig' };
+        result = { kind, visible, name, fullName, type: '/Sig' };
       }
     }
     this.classes.set(num, result);
@@ -675,9 +704,19 @@ class RevisionDiff {
  */
 export class ChangeAnalysis {
   private readonly byRevision = new Map<number, ModificationReport>();
+  private readonly fieldsByRevision = new Map<number, string[]>();
   private usages: Map<number, Usage[]> | Error | undefined;
 
   constructor(private readonly cur: PdfReader) {}
+
+  /**
+   * The fully qualified names of the form fields (not signature fields) whose value, selection or
+   * appearance changed, or that were removed, after the revision ending at `revisionEnd`: what a
+   * FieldMDP lock (ISO 32000-2 §12.8.2.4) judges. Known once `analyse` ran for that revision.
+   */
+  changedFields(revisionEnd: number): string[] {
+    return this.fieldsByRevision.get(revisionEnd) ?? [];
+  }
 
   analyse(revisionEnd: number): ModificationReport {
     let report = this.byRevision.get(revisionEnd);
@@ -710,6 +749,7 @@ export class ChangeAnalysis {
     const diff = new RevisionDiff(cur, old, this.usages, revisionEnd);
     if (!diff.collect()) return listed(4, [`more than ${MAX_CHANGED_OBJECTS} objects changed after it: not examined one by one`]);
     const { level, lines } = diff.run();
+    this.fieldsByRevision.set(revisionEnd, [...diff.fieldsChanged]);
     return listed(level, lines);
   }
 }

@@ -2,8 +2,10 @@
  * Local validation of every signature of a PDF (issue 12), a report and never a signature: for
  * each, in file order, the signer, whether the digest and signature hold, the /ByteRange and its
  * coverage, the changes made after it and whether DocMDP allows them, the chain to the operator's
- * trust anchors, the timestamp, revocation from the data embedded in the document (the DSS; no
- * network here) and the PAdES level reached (ETSI EN 319 142-1 §5: B-B, B-T, B-LT, B-LTA).
+ * trust anchors with the revocation status of each certificate of it (RFC 5280 §6.3, from the
+ * data the document and the signature carry, and what `verify --online` fetched: a revoked
+ * certificate, or under `require` an undetermined one, makes the chain untrusted), the timestamp,
+ * and the PAdES level reached (ETSI EN 319 142-1 §5: B-B, B-T, B-LT, B-LTA).
  * Each signature is bound to its own field (issue 17): its value is its dictionary's own
  * /Contents, which its /ByteRange must skip exactly where the cross-reference data puts it.
  * Pure: the trust anchors and the time come in. The reader is the engine's own.
@@ -13,10 +15,13 @@
  * each revision analysed once (modifications.ts); text from the document cut at MAX_TEXT.
  */
 import { PDFDict, PDFHexString, PDFName, PDFRef, PDFString } from 'pdf-lib';
-import type { PadesLevel } from '../../domain/pades';
+import type { PadesLevel, RevocationPolicy } from '../../domain/pades';
 import { leadingSequence } from '../../der/ber';
 import { bytesEqual } from '../../der/der';
 import { buildPath, isSelfIssued, subjectOf } from '../../pki/chain';
+import { judgeAlgorithms } from '../../pki/algorithm-strength';
+import type { PolicyInputs } from '../../pki/policy-tree';
+import type { FoundIn, RevocationData, RevocationEntry } from '../../pki/revocation';
 import { describeCertificate, type CertificateDescription } from '../../pki/describe-certificate';
 import { decodeHexDigits } from '../pdf';
 import { isLimit, refuseRangeErrors, tooComplex, unlessDamaged } from '../pdf';
@@ -25,18 +30,20 @@ import { contentsSpan, type ContentsSpan } from './_signature-span';
 import type { ByteRange } from '../pdf';
 import { checkCms, checkTimestampToken, digestWith } from '../cms';
 import { vriKey } from '../sign';
-import { readDssData, type DssData } from './dss-read';
+import { readDssData } from './dss-read';
+import { fieldLockOf, lockedChanges, lockPermissionOf, transformsOf } from './_mdp';
 import { ChangeAnalysis, changesAllowed, type ModificationReport } from './modifications';
 import { docMdpPermission, forEachField } from '../pdf';
-import { embeddedRevocation, type RevocationEntry } from './revocation-status';
+import { RevocationSources } from './revocation-sources';
+import type { RevocationInfo } from '../../der/cms-fields';
 
 export interface ChainReport {
   trusted: boolean;
   /** Subjects, signer first. */
   path: string[];
   failures: string[];
-  /** RFC 5280 §6.1 policy processing (PKITS 4.8-4.12) is not done, and the report says so (issue 17). */
-  policies: 'not checked';
+  /** The user-constrained policy set of RFC 5280 §6.1 (OIDs; anyPolicy 2.5.29.32.0 when unrestricted); empty unless trusted. */
+  policies: string[];
 }
 
 export interface TimestampReport {
@@ -67,11 +74,21 @@ export interface SignatureReport {
   chain: ChainReport;
   timestamp: TimestampReport | null;
   revocation: RevocationEntry[];
+  /** The signer's digest, signature scheme and key, and how long ETSI TS 119 312 accepts them (pki/algorithm-strength.ts). */
+  algorithms: AlgorithmReport;
   level: PadesLevel | null;
   /** Why `valid` is false, one line each. */
   problems: string[];
   /** The certificates of `chain.path` (not on the wire): what an online revocation check asks about. */
   pathCertificates: Uint8Array[];
+}
+
+export interface AlgorithmReport {
+  digest: string | null;
+  signature: string | null;
+  key: string | null;
+  acceptableUntil: number | null;
+  warnings: string[];
 }
 
 export interface ValidationReport {
@@ -86,6 +103,10 @@ export interface ValidateOptions {
   now: Date;
   /** Revocation data fetched for this check (`verify --online`), used beside the document's own. */
   fetched?: { ocsps: Uint8Array[]; crls: Uint8Array[] };
+  /** What an undetermined revocation status means (RevocationPolicy); absent: `require`. */
+  revocation?: RevocationPolicy;
+  /** RFC 5280 §6.1.1 (c), (e)-(g) for every chain; RFC 5280's defaults when absent. */
+  certificatePolicies?: PolicyInputs;
   /** Read a damaged file as far as it goes, naming each repair here (the report's `problems`). */
   damage?: string[];
 }
@@ -167,6 +188,12 @@ function listSignatures(reader: PdfReader, catalog: PDFDict, unreadable: string[
   return out.sort((a, b) => signedEnd(a, Infinity) - signedEnd(b, Infinity));
 }
 
+/** The signature's field dictionary, when it is an object of its own. */
+function fieldDict(reader: PdfReader, f: Found): PDFDict | undefined {
+  const d = f.fieldRef ? reader.resolve(f.fieldRef) : undefined;
+  return d instanceof PDFDict ? d : undefined;
+}
+
 /** Where the bytes a signature covers end (the end of its revision); `otherwise` when its /ByteRange is unreadable. */
 function signedEnd(f: Found, otherwise: number): number {
   return f.ranges ? Math.max(...f.ranges.map(([at, length]) => at + length)) : otherwise;
@@ -188,6 +215,11 @@ function contentsOf(pdf: Uint8Array, reader: PdfReader, f: Found, problems: stri
     return problems.push(`/ByteRange [${ranges.flat().join(' ')}] does not fit the file`), null;
   }
   const own = f.sig.get(PDFName.of('Contents'));
+  // ISO 32000-2 §12.8.1: the /ByteRange excludes "the signature value itself", the string in the
+  // signature dictionary. One written as another object is not bound to the dictionary the
+  // signature covers; pyHanko refuses it as well ("/Contents must be string-like"), where DSS and
+  // pdfsig follow the reference.
+  if (own instanceof PDFRef) return problems.push(`/Contents is an indirect object (${own.objectNumber} ${own.generationNumber} R), not the hex string in the signature dictionary that the /ByteRange must exclude (ISO 32000-2 §12.8.1)`), null;
   if (!(own instanceof PDFHexString)) return problems.push('/Contents is not a hex string'), null;
   const br = f.byteRange;
   const span = contentsSpan(pdf, reader.xref.entries, reader.context, f.sigRef, f.fieldRef);
@@ -218,10 +250,10 @@ function unbound(reader: PdfReader, f: Found, br: ByteRange, span: ContentsSpan)
   return `the /ByteRange skips bytes ${br[1]} to ${br[2]}, not this signature dictionary's own /Contents (bytes ${span.start} to ${span.end} of object ${span.objectNumber}): ${tail}`;
 }
 
-function chainReport(leaf: Uint8Array | null, pool: Uint8Array[], o: ValidateOptions, at: Date): ChainReport & { certs: Uint8Array[] } {
-  if (!leaf) return { trusted: false, path: [], failures: ['no signer certificate'], policies: 'not checked', certs: [] };
-  const r = buildPath(leaf, pool, o.trustAnchors, at);
-  return { trusted: r.trusted, path: r.path.map(subjectOf), failures: r.failures, policies: r.policies, certs: r.path };
+function chainReport(leaf: Uint8Array | null, pool: Uint8Array[], o: ValidateOptions, at: Date, data: RevocationData): ChainReport & { certs: Uint8Array[]; revocation: RevocationEntry[] } {
+  if (!leaf) return { trusted: false, path: [], failures: ['no signer certificate'], policies: [], certs: [], revocation: [] };
+  const r = buildPath(leaf, pool, o.trustAnchors, at, { revocation: { data, policy: o.revocation ?? 'require' }, certificatePolicies: o.certificatePolicies });
+  return { trusted: r.trusted, path: r.path.map(subjectOf), failures: r.failures, policies: r.policies, certs: r.path, revocation: r.revocation };
 }
 
 function describe(cert: Uint8Array | null): CertificateDescription | null {
@@ -232,15 +264,9 @@ function describe(cert: Uint8Array | null): CertificateDescription | null {
   }
 }
 
-/** Revocation of every certificate of the path that is not the anchor (a self-issued end). */
-function revocationOf(path: Uint8Array[], dss: DssData): RevocationEntry[] {
-  const out: RevocationEntry[] = [];
-  for (let i = 0; i < path.length; i++) {
-    const cert = path[i]!;
-    if (isSelfIssued(cert)) continue;
-    out.push(embeddedRevocation(cert, path[i + 1] ?? null, dss));
-  }
-  return out;
+/** Every certificate below the anchor has a good status from the document's /DSS (ETSI EN 319 142-1 §5.4.2: B-LT's validation data). */
+function coveredByDss(revocation: RevocationEntry[]): boolean {
+  return revocation.length > 0 && revocation.every((r) => r.status === 'good' && r.foundIn === 'dss');
 }
 
 export function validatePdf(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
@@ -252,15 +278,32 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
   // by scanning the file and each repair is named there, as qpdf, pdfsig and DSS read it.
   const reader = new PdfReader(pdf, o.damage ? { damage: o.damage } : {});
   const analysis = new ChangeAnalysis(reader);
-  const dssBefore = dssBeforeOf(reader);
+  const dssCovered = dssCoveredBy(reader);
   const { dict: catalog } = reader.catalog();
   const dss = readDssData(reader, catalog);
-  const permission = docMdpPermission(reader, catalog);
-  const certifier = reader.getDict(catalog, 'Perms')?.get(PDFName.of('DocMDP'));
+  const revocationSources = new RevocationSources();
+  /** The revocation data one signature's chains may use: the document's, its own CMS's, then what was fetched. */
+  const revocationData = (own: RevocationInfo[]): RevocationData =>
+    revocationSources.data([
+      { foundIn: 'dss', info: dss },
+      ...own.map((info) => ({ foundIn: 'signature' as FoundIn, info })),
+      ...(o.fetched ? [{ foundIn: 'online' as FoundIn, info: o.fetched }] : []),
+    ]);
   const unreadable: string[] = [];
   const found = listSignatures(reader, catalog, unreadable);
+  // ISO 32000-2 §12.8.2.2.1: one certification signature, the first; its /P governs. Without a
+  // DocMDP transform in any signature, the catalog's /Perms /DocMDP (writers that put it only there).
+  const transforms = found.map((f) => transformsOf(reader, f.sig));
+  const certifierIndex = transforms.findIndex((t) => t.docMdp !== null);
+  const permission = certifierIndex >= 0 ? transforms[certifierIndex]!.docMdp : docMdpPermission(reader, catalog);
+  const catalogCertifier = certifierIndex < 0 ? reader.resolve(reader.getDict(catalog, 'Perms')?.get(PDFName.of('DocMDP'))) : undefined;
+  // ISO 32000-2 §12.7.5.5 Table 236: a signed field's /Lock /P narrows what may change from then
+  // on; each signature is judged by the narrowest permission in effect at it.
+  const lockPermissions = found.map((f) => lockPermissionOf(reader, fieldDict(reader, f)));
+  const permissionAt = (index: number): null | 1 | 2 | 3 =>
+    [permission, ...lockPermissions.slice(0, index + 1)].reduce<null | 1 | 2 | 3>((a, b) => (a === null ? b : b === null ? a : a < b ? a : b), null);
   const reports: SignatureReport[] = [];
-  for (const f of found) {
+  for (const [index, f] of found.entries()) {
     const problems: string[] = [];
     const subFilter = f.sig.get(PDFName.of('SubFilter')) instanceof PDFName ? (f.sig.get(PDFName.of('SubFilter')) as PDFName).decodeText() : null;
     const isDts = reader.get(f.sig, 'Type') === PDFName.of('DocTimeStamp') || subFilter === 'ETSI.RFC3161';
@@ -271,22 +314,30 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
     const report: SignatureReport = {
       valid: false, fieldName: f.fieldNames[0]!, fields: f.fieldNames, kind: isDts ? 'document_timestamp' : 'signature', subFilter, signer: null,
       claimedTime: text(reader.get(f.sig, 'M')), digestValid: false, byteRange: br, coversWholeDocument: f.ranges !== null && end === pdf.length,
-      modifications: { level: 'none', changes: [], changesTotal: 0 }, docMdp: { certifies: null, permission, allowed: true },
-      chain: { trusted: false, path: [], failures: [], policies: 'not checked' }, timestamp: null, revocation: [], level: null, problems, pathCertificates: [],
+      modifications: { level: 'none', changes: [], changesTotal: 0 }, docMdp: { certifies: null, permission: permissionAt(index), allowed: true },
+      chain: { trusted: false, path: [], failures: [], policies: [] }, timestamp: null, revocation: [], level: null, problems, pathCertificates: [],
+      algorithms: { digest: null, signature: null, key: null, acceptableUntil: null, warnings: [] },
     };
     reports.push(report);
-    if (certifier && f.sig === reader.resolve(certifier)) report.docMdp.certifies = permission;
+    if (index === certifierIndex || (catalogCertifier !== undefined && f.sig === catalogCertifier)) report.docMdp.certifies = permission;
+    else if (transforms[index]!.docMdp !== null) problems.push(`it claims to certify the document (DocMDP P=${transforms[index]!.docMdp}), but only the first signature may (ISO 32000-2 §12.8.2.2.1): ${found[certifierIndex]!.fieldNames[0]} certifies it`);
+    if (index === certifierIndex && index > 0) problems.push(`it certifies the document (DocMDP), but a certification signature must be the first (ISO 32000-2 §12.8.2.2.1); ${found[0]!.fieldNames[0]} was signed before it`);
     try {
       report.modifications = analysis.analyse(end);
     } catch (e) {
       if (isLimit(e)) throw e;
       report.modifications = { level: 'other', changes: [`the changes after it cannot be read: ${(e as Error).message}`], changesTotal: 1 };
     }
-    report.docMdp.allowed = changesAllowed(report.modifications.level, permission);
+    // ISO 32000-2 §12.8.2.4: a FieldMDP lock makes a change to a locked field invalidate the signature, whatever DocMDP allows.
+    const locked = lockedChanges([...transforms[index]!.fieldLocks, ...fieldLockOf(reader, fieldDict(reader, f))], analysis.changedFields(end));
+    if (locked.length > 0) problems.push(`changes after it are not allowed by its FieldMDP lock (ISO 32000-2 §12.8.2.4): ${locked.map((n) => `field '${n}' changed`).join('; ')}`);
+    const effective = report.docMdp.permission;
+    report.docMdp.allowed = changesAllowed(report.modifications.level, effective);
     if (!report.docMdp.allowed) {
       const m = report.modifications;
       const omitted = m.changesTotal - m.changes.length;
-      problems.push(`changes after it are not allowed${permission ? ` by DocMDP P=${permission}` : ''}: ${m.changes.join('; ') || m.level}${omitted > 0 ? `; and ${omitted} more` : ''}`);
+      const by = effective === null ? '' : effective === permission ? ` by DocMDP P=${effective}` : ` by a field lock's P=${effective} (ISO 32000-2 §12.7.5.5)`;
+      problems.push(`changes after it are not allowed${by}: ${m.changes.join('; ') || m.level}${omitted > 0 ? `; and ${omitted} more` : ''}`);
     }
     if (!contents) continue;
     // The DER (or BER) CMS at the start of /Contents, without the zero padding after it.
@@ -297,14 +348,19 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
     /** The signature timestamp's TSA path and the certificates it was built from (B-LT covers them too). */
     let tsaPath: Uint8Array[] = [];
     let tsaPool: Uint8Array[] = [];
+    let tsaRevocation: RevocationEntry[] = [];
     let hasEss = false;
+    let data: RevocationData;
+    let algorithms: { digest: string | null; signature: string | null; key: string | null };
     if (isDts) {
       const ts = checkTimestampToken(cms, (alg) => digestWith(alg, ranges));
       report.digestValid = ts.ok;
       problems.push(...ts.problems);
       signer = ts.signerCertificate;
       pool = [...ts.certificates, ...dss.certs];
-      report.timestamp = { time: ts.time?.toISOString() ?? null, valid: ts.ok, authority: signer ? subjectOf(signer) : null, chain: { trusted: false, path: [], failures: [], policies: 'not checked' }, problems: ts.problems };
+      report.timestamp = { time: ts.time?.toISOString() ?? null, valid: ts.ok, authority: signer ? subjectOf(signer) : null, chain: { trusted: false, path: [], failures: [], policies: [] }, problems: ts.problems };
+      data = revocationData([ts.revocation]);
+      algorithms = ts.algorithms;
       if (ts.ok && ts.time) bestTime = ts.time;
     } else {
       const check = checkCms(cms, ranges);
@@ -315,11 +371,15 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
       // ETSI EN 319 142-1 §6.3: a PAdES baseline CMS is detached and signs ESS signing-certificate-v2
       // among its signed attributes; encapsulated content or none of them: valid maybe, but no level.
       hasEss = check.detached && check.hasSigningCertificateV2;
+      data = revocationData([check.revocation]);
+      algorithms = check.algorithms;
       if (check.timestampToken && check.signatureValue) {
         const value = check.signatureValue;
         const ts = checkTimestampToken(check.timestampToken, (alg) => digestWith(alg, [value]));
-        const tsa = chainReport(ts.signerCertificate, [...ts.certificates, ...dss.certs], o, ts.time ?? o.now);
+        data = revocationData([check.revocation, ts.revocation]);
+        const tsa = chainReport(ts.signerCertificate, [...ts.certificates, ...dss.certs], o, ts.time ?? o.now, data);
         tsaPath = tsa.certs;
+        tsaRevocation = tsa.revocation;
         tsaPool = [...ts.certificates, ...dss.certs];
         report.timestamp = { time: ts.time?.toISOString() ?? null, valid: ts.ok, authority: ts.signerCertificate ? subjectOf(ts.signerCertificate) : null, chain: { trusted: tsa.trusted, path: tsa.path, failures: tsa.failures, policies: tsa.policies }, problems: ts.problems };
         if (!ts.ok) problems.push(...ts.problems.map((p) => `signature timestamp: ${p}`));
@@ -328,20 +388,22 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
       }
     }
     report.signer = describe(signer);
-    const chain = chainReport(signer, pool, o, bestTime);
+    // ETSI TS 119 312 at the time the signature is judged: its timestamp's, when trusted.
+    const strength = judgeAlgorithms(algorithms.digest, algorithms.key, bestTime);
+    report.algorithms = { ...algorithms, acceptableUntil: strength.acceptableUntil, warnings: strength.warnings };
+    problems.push(...strength.tooWeak.map((w) => `too weak to trust: ${w}`));
+    const chain = chainReport(signer, pool, o, bestTime, data);
     report.chain = { trusted: chain.trusted, path: chain.path, failures: chain.failures, policies: chain.policies };
     if (isDts && report.timestamp) report.timestamp.chain = report.chain;
     problems.push(...chain.failures.map((x) => `chain: ${x}`));
     report.pathCertificates = chain.certs;
-    report.revocation = revocationOf(chain.certs, o.fetched ? { ...dss, ocsps: [...dss.ocsps, ...o.fetched.ocsps], crls: [...dss.crls, ...o.fetched.crls] } : dss);
-    for (const r of report.revocation) {
-      if (r.status === 'revoked' && (!r.revokedAt || new Date(r.revokedAt) <= bestTime)) problems.push(`${r.certificate} is revoked since ${r.revokedAt}`);
-    }
+    // A revocation, and under `require` an undetermined status, is among the chain's failures.
+    report.revocation = chain.revocation;
     if (!isDts && subFilter === 'ETSI.CAdES.detached' && report.digestValid && hasEss) {
       report.level = 'B-B';
       const laterDts = found.some((g) => g !== f && g.byteRange && g.byteRange[2] + g.byteRange[3] > end && reader.get(g.sig, 'Type') === PDFName.of('DocTimeStamp'));
       if (report.timestamp?.valid || laterDts) report.level = 'B-T';
-      const covered = report.revocation.length > 0 && report.revocation.every((r) => r.status === 'good');
+      const covered = coveredByDss(report.revocation);
       const inDss = chain.certs.every((c) => dss.certs.some((d) => bytesEqual(d, c)) || isSelfIssued(c));
       // ETSI EN 319 142-1 §5.4.2: the validation data of B-LT is that of the signature *and* of
       // its timestamp. The TSA's chain must reach a root from what the document holds (the token's
@@ -352,16 +414,16 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
         (tsaPath.length > 0 &&
           isSelfIssued(tsaPath[tsaPath.length - 1]!) &&
           tsaPath.every((c) => tsaPool.some((d) => bytesEqual(d, c)) || isSelfIssued(c)) &&
-          revocationOf(tsaPath, dss).every((r) => r.status === 'good'));
+          tsaRevocation.every((r) => r.status === 'good' && r.foundIn === 'dss'));
       if (report.level === 'B-T' && covered && inDss && tsaCovered && dss.vriKeys.has(vriKey(contents))) report.level = 'B-LT';
     }
     report.valid = problems.length === 0;
   }
-  // B-LTA: a valid document timestamp over a revision that already held this signature's DSS data.
+  // B-LTA: a valid document timestamp over a revision that holds this signature's DSS data.
   for (const r of reports) {
     if (r.level !== 'B-LT' || !r.byteRange) continue;
     const sigEnd = r.byteRange[2] + r.byteRange[3];
-    const lta = reports.some((t) => t.kind === 'document_timestamp' && t.digestValid && t.byteRange && t.byteRange[2] + t.byteRange[3] > sigEnd && dssBefore(t.byteRange[1]));
+    const lta = reports.some((t) => t.kind === 'document_timestamp' && t.digestValid && t.byteRange && t.byteRange[2] + t.byteRange[3] > sigEnd && dssCovered(t.byteRange[2] + t.byteRange[3]));
     if (lta) r.level = 'B-LTA';
   }
   const problems = [...reader.damage, ...unreadable];
@@ -369,24 +431,22 @@ function validate(pdf: Uint8Array, o: ValidateOptions): ValidationReport {
 }
 
 /**
- * True when the revision before the document timestamp at `offset` already had a /DSS; asked
- * once per offset, the revision read with the document's reader scope.
+ * True when the revision a document timestamp signs, ending at `end`, holds a /DSS: one added
+ * before it, or in the same incremental update as the timestamp, which covers it then as well
+ * (ETSI EN 319 142-1 §5.5: the timestamp covers the validation data). Asked once per end, the
+ * revision read with the document's reader scope.
  */
-function dssBeforeOf(reader: PdfReader): (offset: number) => boolean {
+function dssCoveredBy(reader: PdfReader): (end: number) => boolean {
   const known = new Map<number, boolean>();
-  return (offset) => {
-    let answer = known.get(offset);
+  return (end) => {
+    let answer = known.get(end);
     if (answer === undefined) {
-      const pdf = reader.pdf;
-      const last = Buffer.from(pdf.buffer, pdf.byteOffset, Math.min(offset, pdf.length)).lastIndexOf('%%EOF', undefined, 'latin1');
       answer =
-        last >= 0 &&
-        (unlessDamaged(() => {
-          const revision = reader.revision(last + 5);
+        unlessDamaged(() => {
+          const revision = end >= reader.pdf.length ? reader : reader.revision(end);
           return revision.getDict(revision.catalog().dict, 'DSS') !== undefined;
-        }) ??
-          false);
-      known.set(offset, answer);
+        }) ?? false;
+      known.set(end, answer);
     }
     return answer;
   };

@@ -33,6 +33,12 @@ export interface RevocationSources {
    * one at a time and the fetches stop at zero, each refused one named as a failure.
    */
   budget?: { left: number };
+  /**
+   * Keep an answer that says revoked, and one past its nextUpdate, as data (`verify --online`: the
+   * validator judges them at the time it judges, pki/revocation.ts); without it they are the
+   * RevocationError that stops a B-LT signature.
+   */
+  keepRevoked?: boolean;
 }
 
 async function fetchBytes(src: RevocationSources, url: string, o: { body?: Uint8Array; maxBytes?: number }): Promise<Uint8Array> {
@@ -73,6 +79,7 @@ async function viaOcsp(src: RevocationSources, cert: Uint8Array, issuer: Uint8Ar
   const der = await fetchBytes(src, url, { body: buildOcspRequest(cert, issuer, nonce) });
   const response = parseOcspResponse(der);
   const verdict = checkOcspResponse(response, cert, issuer, nonce);
+  if (src.keepRevoked) return { ocsps: [der], crls: [], certs: bytesEqual(verdict.responder, issuer) ? [] : [verdict.responder] };
   if (verdict.status === 'revoked') throw new RevokedError(`is revoked since ${verdict.revokedAt!.toISOString()}`);
   if (verdict.status === 'unknown') throw new Error('the responder does not know the certificate (status unknown)');
   if (verdict.nextUpdate && verdict.nextUpdate < src.now) throw new Error(`the response expired at ${verdict.nextUpdate.toISOString()}`);
@@ -83,6 +90,7 @@ async function viaOcsp(src: RevocationSources, cert: Uint8Array, issuer: Uint8Ar
 async function viaCrl(src: RevocationSources, cert: Uint8Array, issuer: Uint8Array, url: string): Promise<Found> {
   const der = await fetchBytes(src, url, { maxBytes: MAX_CRL_BYTES });
   const verdict = checkCrl(parseCrl(der), cert, issuer);
+  if (src.keepRevoked) return { ocsps: [], crls: [der], certs: [] };
   if (verdict.status === 'revoked') throw new RevokedError(`is revoked since ${verdict.revokedAt!.toISOString()}`);
   if (verdict.nextUpdate && verdict.nextUpdate < src.now) throw new Error(`the CRL expired at ${verdict.nextUpdate.toISOString()}`);
   return { ocsps: [], crls: [der], certs: [] };

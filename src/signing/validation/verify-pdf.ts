@@ -10,6 +10,7 @@ import { ConfigurationError } from '../../domain/errors';
 import type { DocumentWork } from '../../workers/document-work';
 import type { SignatureReport, ValidationReport } from '../../pades/validate';
 import { collectValidationData, type RevocationSources } from '../online';
+import type { RevocationPolicy } from '../../domain/pades';
 import { osErrorInWords } from '../../domain/os-errors';
 
 const PEM_CERT = /-----BEGIN CERTIFICATE-----([\s\S]+?)-----END CERTIFICATE-----/g;
@@ -60,7 +61,23 @@ function wireSignature(s: SignatureReport): Record<string, unknown> {
       chain_failures: s.timestamp.chain.failures,
       problems: s.timestamp.problems,
     },
-    revocation: s.revocation.map((r) => ({ certificate: r.certificate, status: r.status, source: r.source, revoked_at: r.revokedAt, checked_at: r.checkedAt, problems: r.problems })),
+    revocation: s.revocation.map((r) => ({
+      certificate: r.certificate,
+      status: r.status,
+      source: r.source,
+      found_in: r.foundIn,
+      revoked_at: r.revokedAt,
+      reason: r.reason,
+      checked_at: r.checkedAt,
+      problems: r.problems,
+    })),
+    algorithms: {
+      digest: s.algorithms.digest,
+      signature: s.algorithms.signature,
+      key: s.algorithms.key,
+      acceptable_until: s.algorithms.acceptableUntil,
+      warnings: s.algorithms.warnings,
+    },
     level: s.level,
     problems: s.problems,
   };
@@ -93,6 +110,13 @@ export function notAPdfReport(reason: string): WireReport {
 /** At most this many OCSP, CRL and caIssuers fetches for one document (`verify --online`). */
 const ONLINE_FETCHES_PER_DOCUMENT = 32;
 
+export interface VerifyOptions {
+  /** Fetch the revocation data the document lacks (`verify --online`); never the default. */
+  online?: Omit<RevocationSources, 'now'>;
+  /** What an undetermined revocation status means; absent: `require` (docs/integrators.md says why). */
+  revocation?: RevocationPolicy;
+}
+
 /**
  * Validates `pdf` (already decoded) against `trustAnchors` at `now`, in a PDF worker (issue 15:
  * the event loop never parses a document; at most `work.limits.verifications` run at once). A PDF
@@ -105,16 +129,11 @@ const ONLINE_FETCHES_PER_DOCUMENT = 32;
  * make the service fetch hundreds at once), and the answers are judged beside the embedded ones;
  * a fetch that fails is named in the report.
  */
-export async function verifyPdf(
-  work: DocumentWork,
-  pdf: Uint8Array,
-  trustAnchors: Uint8Array[],
-  now: Date,
-  online?: Omit<RevocationSources, 'now'>,
-): Promise<WireReport> {
+export async function verifyPdf(work: DocumentWork, pdf: Uint8Array, trustAnchors: Uint8Array[], now: Date, options: VerifyOptions = {}): Promise<WireReport> {
+  const { online, revocation = 'require' } = options;
   return work.verification(async () => {
     // The worker's answer carries the document's problems (DocumentResults['validate']).
-    const first = await work.validate(pdf, { trustAnchors, now });
+    const first = await work.validate(pdf, { trustAnchors, now, revocation });
     if (!online) return wireReport(first);
     const fetched = { ocsps: [] as Uint8Array[], crls: [] as Uint8Array[] };
     const failures = new Map<number, string>();
@@ -122,14 +141,15 @@ export async function verifyPdf(
     for (const [i, s] of first.signatures.entries()) {
       if (!s.revocation.some((r) => r.status === 'no_data') || s.pathCertificates.length === 0) continue;
       try {
-        const data = await collectValidationData(s.pathCertificates, [], { ...online, now, budget });
+        // `keepRevoked`: a revocation found is data for the validator to judge, not a failure to fetch.
+        const data = await collectValidationData(s.pathCertificates, [], { ...online, now, budget, keepRevoked: true });
         fetched.ocsps.push(...data.ocsps);
         fetched.crls.push(...data.crls);
       } catch (e) {
         failures.set(i, (e as Error).message);
       }
     }
-    const second = await work.validate(pdf, { trustAnchors, now, fetched });
+    const second = await work.validate(pdf, { trustAnchors, now, fetched, revocation });
     second.signatures.forEach((s, i) => {
       const failure = failures.get(i);
       if (failure) for (const r of s.revocation) if (r.status === 'no_data') r.problems.push(`online check failed: ${failure}`);

@@ -163,8 +163,12 @@ describe('CLI signing through the running service', () => {
     expect(readFileSync(root, 'utf8')).toBe(pem.stdout);
     const signed = join(work, 'to-verify.pdf');
     expect((await cli(['sign', 'pdf', join(work, 'in.pdf'), '-o', signed, '--credential', pades])).status).toBe(0);
-    const trusted = await cli(['verify', signed, '--trust', root]);
+    // A B-B signature carries no revocation data: trusted only when revocation is not required.
+    const trusted = await cli(['verify', signed, '--trust', root, '--revocation', 'if-available']);
     expect([trusted.status, trusted.stdout]).toEqual([0, '1. Signature1 (signature, B-B): VALID - CN=Demo Signer (P-256),O=localsign demo (not trusted)\noverall: VALID\n']);
+    const strict = await cli(['verify', signed, '--trust', root]);
+    expect(strict.status).toBe(1);
+    expect(strict.stdout).toContain('chain: the revocation status of CN=Demo Signer (P-256),O=localsign demo (not trusted) cannot be determined (revocation: require)');
     const untrusted = await cli(['verify', signed]);
     expect(untrusted.status).toBe(1);
     expect(untrusted.stdout).toContain('chain: no trust anchors are configured (--trust FILE)');

@@ -134,14 +134,14 @@ describe('POST /v1/pades/verify', () => {
     expect(sig.signer.subject).toBe('CN=Demo Signer (P-256),O=localsign demo (not trusted)');
     expect(sig.chain.failures[0]).toBe('no trust anchors are configured (--trust FILE)');
     expect(sig.changes_after).toEqual({ level: 'dss_and_timestamps', changes: [], changes_total: 0, allowed: true, docmdp_permission: null });
-    expect(sig.revocation).toEqual([{ certificate: 'CN=Demo Signer (P-256),O=localsign demo (not trusted)', status: 'good', source: 'crl', revoked_at: null, checked_at: expect.any(String), problems: [] }]);
+    expect(sig.revocation).toEqual([{ certificate: 'CN=Demo Signer (P-256),O=localsign demo (not trusted)', status: 'good', source: 'crl', found_in: 'dss', revoked_at: null, reason: null, checked_at: expect.any(String), problems: [] }]);
     expect(sig.timestamp).toMatchObject({ valid: true, authority: 'CN=localsign Test TSA,O=localsign test,C=ES' });
-    expect(Object.keys(sig).sort()).toEqual(['byte_range', 'certifies', 'chain', 'changes_after', 'claimed_signing_time', 'covers_whole_document', 'digest_valid', 'field', 'fields', 'kind', 'level', 'problems', 'revocation', 'signer', 'sub_filter', 'timestamp', 'valid']);
+    expect(Object.keys(sig).sort()).toEqual(['algorithms', 'byte_range', 'certifies', 'chain', 'changes_after', 'claimed_signing_time', 'covers_whole_document', 'digest_valid', 'field', 'fields', 'kind', 'level', 'problems', 'revocation', 'signer', 'sub_filter', 'timestamp', 'valid']);
 
     expect((await fetch(`${service.url}/v1/pades/verify`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status).toBe(401);
     const notPdf = await call('/v1/pades/verify', { method: 'POST', body: JSON.stringify({ pdf_base64: Buffer.from('hello').toString('base64') }) });
     expect(notPdf.status).toBe(422);
-    await expectError(await call('/v1/pades/verify', { method: 'POST', body: JSON.stringify({ pdf_base64: pdf.toString('base64'), keep: true }) }), 422, 'unknown field: keep; allowed: pdf_base64', { home: home.home, reader: call });
+    await expectError(await call('/v1/pades/verify', { method: 'POST', body: JSON.stringify({ pdf_base64: pdf.toString('base64'), keep: true }) }), 422, 'unknown field: keep; allowed: pdf_base64, revocation', { home: home.home, reader: call });
   });
 });
 
@@ -186,8 +186,17 @@ describe('certify and level: what is refused before the 202', () => {
     plain = await startServiceProcess({ home: home.home, args: ['--trust', trust] });
     plainCall = authed(plain.url, wrapper);
     const signed = await sign({ pdf_base64: pdf.toString('base64') }, plainCall);
-    const res = await plainCall('/v1/pades/verify', { method: 'POST', body: JSON.stringify({ pdf_base64: signed.pdf_base64 }) });
-    const report = (await res.json()) as { valid: boolean; signatures: { valid: boolean; level: string; chain: { trusted: boolean } }[] };
-    expect(report).toMatchObject({ valid: true, signatures: [{ valid: true, level: 'B-B', chain: { trusted: true } }] });
+    type Report = { valid: boolean; signatures: { valid: boolean; level: string; chain: { trusted: boolean; failures: string[] } }[] };
+    const verify = async (extra: Record<string, unknown>) => (await plainCall('/v1/pades/verify', { method: 'POST', body: JSON.stringify({ pdf_base64: signed.pdf_base64, ...extra }) })).json() as Promise<Report>;
+    // A B-B signature carries no revocation data: by default (revocation required) its chain is not trusted.
+    const strict = await verify({});
+    expect(strict).toMatchObject({ valid: false, signatures: [{ valid: false, level: 'B-B', chain: { trusted: false } }] });
+    expect(strict.signatures[0]!.chain.failures).toEqual([
+      'the revocation status of CN=Demo Signer (P-256),O=localsign demo (not trusted) cannot be determined (revocation: require): no CRL or OCSP response about it was found',
+    ]);
+    expect(await verify({ revocation: null })).toEqual(strict);
+    expect(await verify({ revocation: 'if-available' })).toMatchObject({ valid: true, signatures: [{ valid: true, level: 'B-B', chain: { trusted: true } }] });
+    const bad = await plainCall('/v1/pades/verify', { method: 'POST', body: JSON.stringify({ pdf_base64: signed.pdf_base64, revocation: 'off' }) });
+    await expectError(bad, 422, 'revocation must be one of "require", "if-available", got "off"', { home: home.home, reader: plainCall });
   });
 });

@@ -15,9 +15,15 @@ import { ecdsaRawToDer } from '../../../src/pades/cms/cms';
 import { vriKey } from '../../../src/pades/sign/dss';
 import { signatureContentsAt } from '../../../src/pades/cms';
 import { extendToLongTerm } from '../../../src/signing/long-term';
-import { collectValidationData } from '../../../src/signing/online/revocation-client';
+import { collectValidationData, tokenCertificates } from '../../../src/signing/online/revocation-client';
+import { PDFDict, PDFName, PDFRef } from 'pdf-lib';
+import { PdfReader } from '../../../src/pades/pdf/_pdf-reader';
+import { byteRangeFor, byteRangePlaceholder, contentsPlaceholder, digestByteRange, embedContents, locateSignatureSlots, patchByteRange } from '../../../src/pades/pdf/byterange';
+import { writeIncrementalUpdate } from '../../../src/pades/pdf/incremental-writer';
+import { addDss } from '../../../src/pades/sign/dss';
+import { prepareDocTimestamp } from '../../../src/pades/sign/doc-timestamp';
 import { inlineDocumentWork } from '../../helpers/document-work';
-import { fetchTimestampToken } from '../../../src/signing/online/tsa-client';
+import { fetchTimestampToken, fetchTimestampTokenForImprint } from '../../../src/signing/online/tsa-client';
 import { runCliAsync } from '../../helpers/cli';
 import { startConnectProxy } from '../../helpers/connect-proxy';
 import { readDss } from '../../helpers/dss-reader';
@@ -110,10 +116,17 @@ describe('B-LT: the DSS after the signature', () => {
       ['CN=LTV Engine Signer,O=localsign test,C=ES', 'good', 'ocsp'],
       [expect.stringMatching(/^CN=LTV Intermediate /), 'good', 'crl'],
     ]);
-    // Without the DSS the same signature is B-T, with no revocation data.
+    // Without the DSS the same signature is B-T, with no revocation data: its chain is not trusted
+    // when revocation is required (the default), and is when it is only used if available.
     const [bt] = validatePdf(pdf, { trustAnchors: anchors, now: new Date() }).signatures;
-    expect(bt).toMatchObject({ valid: true, level: 'B-T' });
+    expect(bt).toMatchObject({ valid: false, level: 'B-T', chain: { trusted: false } });
     expect(bt!.revocation.map((r) => r.status)).toEqual(['no_data', 'no_data']);
+    expect(bt!.chain.failures).toEqual([
+      'the revocation status of CN=LTV Engine Signer,O=localsign test,C=ES cannot be determined (revocation: require): no CRL or OCSP response about it was found',
+      expect.stringMatching(/^the revocation status of CN=LTV Intermediate .* cannot be determined \(revocation: require\): no CRL or OCSP response about it was found$/),
+    ]);
+    const [lenient] = validatePdf(pdf, { trustAnchors: anchors, now: new Date(), revocation: 'if-available' }).signatures;
+    expect(lenient).toMatchObject({ valid: true, level: 'B-T', chain: { trusted: true } });
   });
 
   it('a revoked signer certificate ends in an error naming the certificate and the responder', async () => {
@@ -199,7 +212,42 @@ describe('revocation fetching goes through the operator proxy', () => {
   });
 });
 
+/**
+ * The B-T signature `bt` (its /Contents `contents`, its token `token`) made B-LTA in ONE update: the
+ * /DSS and the document timestamp written together, as some tools do: what addDss and
+ * prepareDocTimestamp write as two updates, read back and written again as one over `bt`.
+ */
+async function ltaInOneUpdate(bt: Uint8Array, contents: Uint8Array, token: Uint8Array): Promise<Uint8Array> {
+  const validation = await collectValidationData(pki.chain, tokenCertificates(token), { http, now: new Date() });
+  const twoUpdates = prepareDocTimestamp(addDss(bt, validation, [{ signatureContents: contents, ...validation }])).pdf;
+  const reader = new PdfReader(twoUpdates);
+  const nums = new Set(reader.xref.sections.slice(0, 2).flatMap((sec) => [...sec.entries].filter(([, e]) => e.type === 'offset').map(([n]) => n)));
+  const objects = [...nums].map((n) => ({ ref: PDFRef.of(n, reader.generationOf(n)), object: reader.getObject(PDFRef.of(n, reader.generationOf(n)))! }));
+  const sig = objects.find((o) => o.object instanceof PDFDict && o.object.get(PDFName.of('Type')) === PDFName.of('DocTimeStamp'))!;
+  const sigNum = sig.ref.objectNumber;
+  // Read back, the placeholders lose the form the slot finder looks for: set as prepareDocTimestamp sets them.
+  (sig.object as PDFDict).set(PDFName.of('ByteRange'), byteRangePlaceholder());
+  (sig.object as PDFDict).set(PDFName.of('Contents'), contentsPlaceholder(24 * 1024));
+  const update = writeIncrementalUpdate(bt, new PdfReader(bt).xref, objects);
+  const out = update.bytes;
+  const at = update.offsets.get(sigNum)!;
+  const slots = locateSignatureSlots(out, at, out.length);
+  const range = byteRangeFor(slots, out.length);
+  patchByteRange(out, slots.byteRangeOffset, range);
+  embedContents(out, slots.contentsOffset, slots.contentsHexLength, await fetchTimestampTokenForImprint(http, tsa.url, digestByteRange(out, range)));
+  return out;
+}
+
 describe('B-LTA: a document timestamp over the document and its DSS', () => {
+  it('the /DSS and the document timestamp in the same update: B-LTA, as the timestamp covers the /DSS (ETSI EN 319 142-1 §5.5)', async () => {
+    const bt = await signBT(pki);
+    const out = await ltaInOneUpdate(bt.pdf, bt.contents, bt.token);
+    const reader = new PdfReader(out);
+    expect(reader.xref.sections.length - new PdfReader(bt.pdf).xref.sections.length).toBe(1);
+    const ours = validatePdf(out, { trustAnchors: [pki.chain[2]!, pemDer(tsa.caCertPem)], now: new Date() });
+    expect(ours.signatures.map((s) => [s.kind, s.level, s.valid, s.modifications.level])).toEqual([['signature', 'B-LTA', true, 'dss_and_timestamps'], ['document_timestamp', null, true, 'none']]);
+  });
+
   it('passes pdfsig, qpdf and openssl ts -verify, and keeps the B-LT document as a prefix', async () => {
     const { pdf, out } = await extend('B-LTA');
     expect(Buffer.compare(out.subarray(0, pdf.length), pdf)).toBe(0);

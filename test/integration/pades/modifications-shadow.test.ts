@@ -80,7 +80,8 @@ interface Verdict {
 async function judge(pdf: Uint8Array, name: string): Promise<Verdict> {
   const file = join(dir, `${name}.pdf`);
   writeFileSync(file, pdf);
-  const report = validatePdf(pdf, { trustAnchors: [pki.chain.at(-1)!], now: new Date() });
+  // No revocation data in these documents: what is judged is the change analysis, so its absence is let pass.
+  const report = validatePdf(pdf, { trustAnchors: [pki.chain.at(-1)!], now: new Date(), revocation: 'if-available' });
   const pdfsig = await runPdfsig(file);
   return { signature: report.signatures[0]!, pdfsigDigest: pdfsig.signatures.filter((s) => s.signed).map((s) => s.signatureValid) };
 }

@@ -166,7 +166,8 @@ interface Judged {
 async function judge(pdf: Uint8Array): Promise<{ signatures: Judged[]; pdfsig: boolean[] }> {
   const file = join(dir, `judged-${++count}.pdf`);
   writeFileSync(file, pdf);
-  const [r, pdfsig] = await Promise.all([runCliAsync(['verify', file, '--json', '--trust', trust], { home: dir }), runPdfsig(file)]);
+  // No revocation data in most of these documents: what is judged is the change analysis, so its absence is let pass.
+  const [r, pdfsig] = await Promise.all([runCliAsync(['verify', file, '--json', '--trust', trust, '--revocation', 'if-available'], { home: dir }), runPdfsig(file)]);
   const report = parseJson<{ signatures: { valid: boolean; changes_after: { level: string; allowed: boolean; changes: string[] } }[] }>(r);
   return {
     signatures: report.signatures.map((s) => ({ level: s.changes_after.level, allowed: s.changes_after.allowed, valid: s.valid, changes: s.changes_after.changes })),

@@ -36,7 +36,8 @@ interface CliReport {
 }
 
 async function verifyCli(file: string, trust?: string): Promise<{ report: CliReport; status: number | null }> {
-  const r = await runCliAsync(['verify', file, '--json', ...(trust ? ['--trust', trust] : [])], { home: dir });
+  // The test PKI publishes no revocation data: what is judged here is the rest, so its absence is let pass.
+  const r = await runCliAsync(['verify', file, '--json', ...(trust ? ['--trust', trust, '--revocation', 'if-available'] : [])], { home: dir });
   return { report: parseJson<CliReport>(r), status: r.status };
 }
 
@@ -67,8 +68,19 @@ describe('localsign verify agrees with pdfsig on the corpus', () => {
     const mutool = await verifyCli(join(dir, 'found-mutool-signed.pdf'), pki.caCertPath);
     expect(mutool.report.signatures.map((s) => [s.digest_valid, s.chain.trusted])).toEqual([[true, false]]);
     expect(mutool.status).toBe(1);
-    const human = await runCliAsync(['verify', join(dir, 'signed-cairo.pdf'), '--trust', pki.caCertPath], { home: dir });
+    const human = await runCliAsync(['verify', join(dir, 'signed-cairo.pdf'), '--trust', pki.caCertPath, '--revocation', 'if-available'], { home: dir });
     expect([human.status, human.stdout]).toEqual([0, '1. Signature1 (signature, B-B): VALID - CN=Validate Signer,O=localsign test,C=ES\noverall: VALID\n']);
+    // By default revocation is required, and a B-B signature of a CA that publishes nothing has none.
+    const strict = await runCliAsync(['verify', join(dir, 'signed-cairo.pdf'), '--trust', pki.caCertPath], { home: dir });
+    expect([strict.status, strict.stdout]).toEqual([1, [
+      '1. Signature1 (signature, B-B): INVALID - CN=Validate Signer,O=localsign test,C=ES',
+      '     - chain: the revocation status of CN=Validate Signer,O=localsign test,C=ES cannot be determined (revocation: require): no CRL or OCSP response about it was found',
+      '     - chain: the revocation status of CN=localsign Test Intermediate CA,O=localsign test,C=ES cannot be determined (revocation: require): no CRL or OCSP response about it was found',
+      'overall: INVALID',
+      '',
+    ].join('\n')]);
+    const badPolicy = await runCliAsync(['verify', join(dir, 'signed-cairo.pdf'), '--revocation', 'off'], { home: dir });
+    expect([badPolicy.status, badPolicy.stderr.trim()]).toEqual([2, expect.stringContaining('--revocation must be require or if-available, not "off"')]);
     const untrusted = await runCliAsync(['verify', join(dir, 'signed-cairo.pdf')], { home: dir });
     expect([untrusted.status, untrusted.stdout]).toEqual([1, [
       '1. Signature1 (signature, B-B): INVALID - CN=Validate Signer,O=localsign test,C=ES',
@@ -105,7 +117,7 @@ describe('certification (DocMDP) and the changes after it', () => {
     const corpusPdf = (await listCorpus()).find((c) => c.name === 'pdflib-xref-table.pdf')!;
     const { output: certified } = await signWithEngine(corpusPdf.bytes, { ...pki, algorithm: 'rsa' }, { certify: p });
     const now = new Date();
-    const judge = (pdf: Uint8Array) => validatePdf(pdf, { trustAnchors: [pki.chain.at(-1)!], now }).signatures[0]!;
+    const judge = (pdf: Uint8Array) => validatePdf(pdf, { trustAnchors: [pki.chain.at(-1)!], now, revocation: 'if-available' }).signatures[0]!;
     expect(judge(certified)).toMatchObject({ valid: true, docMdp: { certifies: p, permission: p, allowed: true }, modifications: { level: 'none' } });
 
     const withDss = addDss(certified, { certs: pki.chain, ocsps: [], crls: [] }, []);

@@ -186,6 +186,23 @@ describe('derViolation: the stored bytes against X.690 §10-11', () => {
     expect(derViolation(h('3003 0201'))).toBe('an element running past its container at offset 0');
   });
 
+  it('names an INTEGER, ENUMERATED, BIT STRING or time not in its one DER form', () => {
+    // X.690 §8.3.2: no needless leading octet; 0x00 before a high bit and 0xFF before a low one are needed.
+    expect(derViolation(h('3004 0202 0080'))).toBeNull();
+    expect(derViolation(h('3004 0202 ff7f'))).toBeNull();
+    expect(derViolation(h('3004 0202 007f'))).toBe('an INTEGER with a needless leading 0x00 octet at offset 2 (X.690 §8.3.2)');
+    expect(derViolation(h('3004 0202 ff80'))).toBe('an INTEGER with a needless leading 0xFF octet at offset 2 (X.690 §8.3.2)');
+    expect(derViolation(h('3002 0200'))).toBe('an INTEGER without content octets at offset 2 (X.690 §8.3.1)');
+    expect(derViolation(h('3004 0a02 0001'))).toBe('an ENUMERATED with a needless leading 0x00 octet at offset 2 (X.690 §8.3.2)');
+    expect(derViolation(h('3003 0301 01'))).toBe('a BIT STRING whose unused-bit count does not read at offset 2 (X.690 §8.6.2.2)');
+    expect(derViolation(h('3004 0302 08ff'))).toBe('a BIT STRING whose unused-bit count does not read at offset 2 (X.690 §8.6.2.2)');
+    expect(derViolation(tlv(0x17, new TextEncoder().encode('260101000000Z')))).toBeNull();
+    expect(derViolation(tlv(0x17, new TextEncoder().encode('2601010000Z')))).toBe('a UTCTime not in its DER form at offset 0 (X.690 §11.8)');
+    expect(derViolation(tlv(0x18, new TextEncoder().encode('20260101000000.5Z')))).toBeNull();
+    expect(derViolation(tlv(0x18, new TextEncoder().encode('20260101000000.50Z')))).toBe('a GeneralizedTime not in its DER form at offset 0 (X.690 §11.7)');
+    expect(derViolation(tlv(0x18, new TextEncoder().encode('20260101000000+0100')))).toBe('a GeneralizedTime not in its DER form at offset 0 (X.690 §11.7)');
+  });
+
   it('is bounded like the reader', () => {
     let deep = h('0500');
     for (let i = 0; i < 100; i++) deep = seq(deep);
