@@ -8,7 +8,7 @@ import { ErrorRecorder } from './diagnostics/error-recorder';
 import { createLogger, type Logger } from './log/logger';
 import { RotatingFile } from './store/rotating-file';
 import { loadTrustAnchors } from './signing/validation';
-import { embeddedConfigFile, type EmbeddedConfig } from './platform/embedded-config';
+import { demoCrlOf, embeddedConfigFile, type EmbeddedConfig } from './platform/embedded-config';
 import { EmbeddedPlatform } from './platform/embedded';
 import { PairingSession, type RemotePlatform } from './platform/remote';
 import { RemoteCatalog } from './platform/remote';
@@ -235,9 +235,7 @@ export class AppContext {
    * answered in-process when B-LT asks for it, so the demo signs B-LT without a network.
    */
   demoCrl(): { url: string; der: Uint8Array } | null {
-    if (!existsSync(this.paths.embedded)) return null;
-    const crl = this.embedded.get().demo_crl;
-    return crl ? { url: crl.url, der: new Uint8Array(Buffer.from(crl.der_base64, 'base64')) } : null;
+    return existsSync(this.paths.embedded) ? demoCrlOf(this.embedded.get()) : null;
   }
 
   /** What the accept services (signing/accept.ts) need: the sign routes call them with this. */

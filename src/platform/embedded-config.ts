@@ -24,6 +24,16 @@ export interface EmbeddedConfig {
   chip_pin_refused?: PinLatchRecord;
 }
 
+/**
+ * The demo CA's CRL the embedded default holds, by the URL its certificates name (which says the
+ * port the service had at init): answered from the config dir by the service and by `verify
+ * --online`, so it is found whatever port the service runs on now, or with no service at all.
+ */
+export function demoCrlOf(config: Pick<EmbeddedConfig, 'demo_crl'>): { url: string; der: Uint8Array } | null {
+  const crl = config.demo_crl;
+  return crl ? { url: crl.url, der: new Uint8Array(Buffer.from(crl.der_base64, 'base64')) } : null;
+}
+
 export function embeddedConfigFile(path: string, lockPath: string): JsonCollection<EmbeddedConfig> {
   return new JsonCollection<EmbeddedConfig>(path, lockPath, () => ({
     chip: { kind: 'soft' },

@@ -14,6 +14,19 @@ import { resolvePdfProcessEntry } from '../../workers/entry';
 import { EXIT_FAILURE, printData, UsageError } from '../output';
 import { REVOCATION_POLICIES, type RevocationPolicy } from '../../domain/pades';
 import { osErrorInWords } from '../../domain/os-errors';
+import { homePaths } from '../../config/paths';
+import { demoCrlOf, type EmbeddedConfig } from '../../platform/embedded-config';
+import { readFileIfExists } from '../../store/atomic-file';
+
+/** The demo CRL of the config dir's embedded platform (embedded.json), or null: never an error here. */
+function demoCrlIn(path: string): ReturnType<typeof demoCrlOf> {
+  try {
+    const raw = readFileIfExists(path);
+    return raw ? demoCrlOf(JSON.parse(raw.toString('utf8')) as EmbeddedConfig) : null;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * `localsign verify FILE.pdf [--json] [--trust FILE] [--online] [--revocation require|if-available]`
@@ -72,7 +85,10 @@ export const verifyCommand = defineCommand({
     let scratch: string | null = null;
     const work = DocumentWork.fromConfig(config.documents, resolvePdfProcessEntry(), () => (scratch ??= mkdtempSync(join(tmpdir(), 'localsign-verify-'))));
     try {
-      print(Boolean(args.json), await verifyPdf(work, pdf, loadTrustAnchors(config.trustFile), new Date(), { online: http ? { http } : undefined, revocation }));
+      // The demo CA's CRL is this config dir's own: answered from it, whatever port its URL names.
+      const demo = http ? demoCrlIn(homePaths(config.home).embedded) : null;
+      const local = (url: string) => (demo && demo.url === url ? demo.der : null);
+      print(Boolean(args.json), await verifyPdf(work, pdf, loadTrustAnchors(config.trustFile), new Date(), { online: http ? { http, local } : undefined, revocation }));
     } finally {
       await work.close();
       if (scratch) rmSync(scratch, { recursive: true, force: true });

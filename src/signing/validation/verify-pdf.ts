@@ -158,12 +158,26 @@ export async function verifyPdf(work: DocumentWork, pdf: Uint8Array, trustAnchor
   });
 }
 
-/** One line per signature, for the terminal; the document's problems first. */
 /** Characters of a field name and of a signer's subject shown on a verify line. */
 const FIELD_SHOWN = 80;
 const SIGNER_SHOWN = 200;
 const shortened = (text: string, max: number) => ([...text].length > max ? `${[...text].slice(0, max - 1).join('')}…` : text);
 
+/**
+ * A revocation check that could not be made, said on the terminal too: under `--revocation
+ * if-available` it does not make the signature invalid, and a bare VALID would hide it.
+ */
+function unchecked(s: WireReport['signatures'][number]): string[] {
+  // An invalid signature says why already; the note is for a VALID that would otherwise hide it.
+  if (!s.valid) return [];
+  const entries = (s.revocation as { certificate: string; status: string; problems: string[] }[]) ?? [];
+  const problems = (s.problems as string[]).join('\n');
+  return entries
+    .filter((r) => r.status === 'no_data' && !problems.includes(r.certificate))
+    .map((r) => `     - note: the revocation of ${shortened(r.certificate, SIGNER_SHOWN)} was not checked: ${r.problems.length > 0 ? r.problems.join('; ') : 'no CRL or OCSP response about it was found'}`);
+}
+
+/** One line per signature, for the terminal; the document's problems first. */
 export function describeReport(r: Omit<WireReport, 'problems'> & { problems?: string[] }): string {
   const lines = (r.problems ?? []).map((p) => `document: ${p}`);
   lines.push(...r.signatures.map((s, i) => {
@@ -171,7 +185,7 @@ export function describeReport(r: Omit<WireReport, 'problems'> & { problems?: st
     // The field name comes from the document: cut short, so no padding pushes the verdict out of sight.
     const head = `${i + 1}. ${shortened(String(s.field), FIELD_SHOWN)} (${String(s.kind)}${s.level ? `, ${String(s.level)}` : ''}): ${s.valid ? 'VALID' : 'INVALID'} - ${shortened(signer, SIGNER_SHOWN)}`;
     const problems = (s.problems as string[]).map((p) => `     - ${p}`);
-    return [head, ...problems].join('\n');
+    return [head, ...problems, ...unchecked(s)].join('\n');
   }));
   if (r.signatures.length === 0) lines.push('no signatures');
   return [...lines, `overall: ${r.valid ? 'VALID' : 'INVALID'}`].join('\n');
