@@ -140,13 +140,20 @@ export class RequestStore {
   }
 
   /**
-   * Rewrites the journal with only live entries; called once at start-up. An entry carries its
-   * `attempts`, so the count survives compaction.
+   * Rewrites the journal with only live entries: shortly after start-up (service/server.ts) and
+   * when dead records outnumber live ones (`record`). An entry carries its `attempts`, so the
+   * count survives compaction. The snapshot is a shallow copy of each entry:
+   * `apply` changes an entry's own fields (status, result, attempts) and replaces, never changes,
+   * the objects they hold, so a copy keeps the state the journal held at the snapshot while the
+   * rewrite converts and writes it in slices (AppendJournal.rewrite).
    */
   async compact(): Promise<void> {
     if (this.compacting) return this.compacting;
     this.compacting = this.journal
-      .rewrite(() => this.live().map((e) => ({ t: 'c', e: toStored(e) })))
+      .rewrite(
+        () => this.live().map((e) => ({ ...e })),
+        (e) => ({ t: 'c', e: toStored(e) }),
+      )
       .finally(() => (this.compacting = null));
     return this.compacting;
   }
