@@ -133,6 +133,8 @@ export class RequestStore {
   private removed = 0;
   private readonly journal: AppendJournal;
   private compacting: Promise<void> | null = null;
+  /** Journal lines a failed compaction waits for before the next is started by a record. */
+  private compactAfter = 0;
 
   constructor(private readonly journalPath: string) {
     for (const rec of AppendJournal.readAll<JournalRecord<StoredEntry>>(journalPath)) this.apply(rec.t === 'c' ? { t: 'c', e: fromStored(rec.e) } : rec);
@@ -238,7 +240,11 @@ export class RequestStore {
   private async record(rec: JournalRecord): Promise<void> {
     await this.journal.append(rec.t === 'c' ? { t: 'c', e: toStored(rec.e) } : rec);
     this.apply(rec);
-    if (this.journal.lineCount > 3 * this.byId.size + 2048) void this.compact();
+    if (this.journal.lineCount > 3 * this.byId.size + 2048 && this.journal.lineCount > this.compactAfter) {
+      // A compaction that fails (a full disk, a file held on Windows) leaves the old journal whole
+      // and in use: it is tried again once as many lines more have been written, not at every one.
+      void this.compact().catch(() => (this.compactAfter = this.journal.lineCount + 2048));
+    }
   }
 
   get(id: string): RequestEntry | undefined {
