@@ -7,7 +7,7 @@ import { terminateTornLine } from './torn-line';
 
 interface Pending {
   line: string;
-  resolve: () => void;
+  resolve: (end: number) => void;
   reject: (error: unknown) => void;
 }
 
@@ -75,7 +75,16 @@ export class AppendJournal {
     return this.lines;
   }
 
-  append(record: unknown): Promise<void> {
+  /** Bytes of the file that are durable. */
+  get size(): number {
+    return this.bytes;
+  }
+
+  /**
+   * Resolves once the record is durable, with the file offset just past its line. Records are
+   * written, and their appends resolved, in the order they were made.
+   */
+  append(record: unknown): Promise<number> {
     if (this.closed) return Promise.reject(new Error(`journal ${this.path} is closed`));
     return new Promise((resolve, reject) => {
       this.queue.push({ line: lineOf(record), resolve, reject });
@@ -95,6 +104,7 @@ export class AppendJournal {
       try {
         await writeAll(this.fd, buf);
         await sync(this.fd);
+        let end = this.bytes + newline.length;
         this.lines += batch.length;
         this.bytes += buf.length;
         this.torn = false;
@@ -102,7 +112,7 @@ export class AppendJournal {
           this.since.text.push(text);
           this.since.lines += batch.length;
         }
-        for (const p of batch) p.resolve();
+        for (const p of batch) p.resolve((end += Buffer.byteLength(p.line)));
       } catch (error) {
         // Disk full or read-only mid-batch (issue 10): what reached the file is cut off, so no
         // record is torn and none of this batch (whose callers hear of the failure) is replayed

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppendJournal, REWRITE_SLICE } from '../../../src/store/append-journal';
@@ -138,5 +138,24 @@ describe('AppendJournal.rewrite', () => {
     await journal.close();
     await first;
     expect(AppendJournal.readAll(path)).toHaveLength(N);
+  });
+});
+
+describe('AppendJournal.append', () => {
+  let tmp: ReturnType<typeof makeTmpHome>;
+  beforeEach(() => (tmp = makeTmpHome()));
+  afterEach(() => tmp.cleanup());
+
+  it('resolves with the offset past its line, in one batch and across batches', async () => {
+    const path = join(tmp.home, 'audit.jsonl');
+    const journal = new AppendJournal(path);
+    const ends = await Promise.all([journal.append({ a: 'é' }), journal.append({ b: 22 }), journal.append({ c: 333 })]);
+    ends.push(await journal.append({ d: 4 }));
+    await journal.close();
+    const text = readFileSync(path);
+    const lineEnds: number[] = [];
+    text.forEach((byte, i) => byte === 0x0a && lineEnds.push(i + 1));
+    expect(ends).toEqual(lineEnds);
+    expect(ends.at(-1)).toBe(statSync(path).size);
   });
 });
