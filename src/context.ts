@@ -209,7 +209,8 @@ export class AppContext {
     if (!this.requestParts) {
       const store = new RequestStore(this.paths.requestsJournal);
       const quota = new DiskQuota(this.config.diskQuotaBytes, (key) => store.resultBytesOf(key));
-      const audit = new AuditLog(this.paths.audit, quota);
+      // Only a PENDING request can get an audit record, so only its outcomes are remembered (audit-log.ts).
+      const audit = new AuditLog(this.paths.audit, { quota, isOpen: (id) => store.get(id)?.status === 'PENDING' });
       let killAfterAudit: (() => void) | null = null;
       // Test build only (config.ts testFaultOf): dropped from the release bundle.
       TEST_FAULT: if (this.config.testFault === 'kill-after-audit') killAfterAudit = () => process.kill(process.pid, 'SIGKILL');

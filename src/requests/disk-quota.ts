@@ -33,14 +33,21 @@ export class DiskQuota {
     const hours = this.audit.get(wrapperKey);
     let audit = 0;
     if (hours) {
-      const since = Math.floor(now / HOUR_MS) - WINDOW_HOURS;
       for (const [hour, bytes] of hours) {
-        if (hour > since) audit += bytes;
+        if (inWindow(hour, now)) audit += bytes;
         else hours.delete(hour);
       }
       if (hours.size === 0) this.audit.delete(wrapperKey);
     }
     return this.resultBytesOf(wrapperKey) + audit;
+  }
+
+  /**
+   * Whether an audit record written at `at` counts at `now` (both ms since the epoch): the audit
+   * log reads its file back from the end only as far as records that still count.
+   */
+  static counts(at: number, now: number): boolean {
+    return inWindow(Math.floor(at / HOUR_MS), now);
   }
 
   /** Refuses a new request of `wrapperKey` (429) while it is over its quota. */
@@ -57,6 +64,8 @@ export class DiskQuota {
 
 const HOUR_MS = 3_600_000;
 const WINDOW_HOURS = 24;
+/** The last 24 hours at `now`, in whole hours: the current one and the 23 before it. */
+const inWindow = (hour: number, now: number) => hour > Math.floor(now / HOUR_MS) - WINDOW_HOURS;
 /** Results expire and audit hours age out over minutes to hours: an hour is as good as any. */
 const RETRY_AFTER_SECONDS = 600;
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);

@@ -63,13 +63,16 @@ export async function renameWithRetry(from: string, to: string, options: RenameR
   }
 }
 
+/** A temp file beside `path`, its name unique to this process and call (same dir: the rename stays atomic). */
+export const tempPathOf = (path: string): string => `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+
 /**
  * Write-to-temp, fsync, rename: a reader (the CLI or the service) sees the old file or the new
  * one, never half of one, and a crash leaves one of the two on disk. Mode 0600 (CONTRACT: every
  * file in the config dir). Same idea as lowdb's TextFile/steno, plus fsync and the file mode.
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = tempPathOf(path);
   try {
     // `mode` other than 0600 only for files outside the config dir (cli/output-file.ts); the umask applies.
     const fd = openSync(tmp, 'w', mode);
@@ -103,7 +106,7 @@ export function readFileIfExists(path: string): Buffer | null {
  * path: work files and signed results). fsync runs on libuv's thread pool.
  */
 export async function writeFileAtomicAsync(path: string, data: Uint8Array): Promise<void> {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = tempPathOf(path);
   try {
     const handle = await open(tmp, 'w', 0o600);
     try {

@@ -54,20 +54,25 @@ export async function openNoFollow(path: string, mode: OpenMode, fileMode = 0o60
   }
 }
 
-/** The whole file, never through a link; null when it does not exist. */
-export function readNoFollowSync(path: string): Buffer | null {
+/** `use` on the file opened for reading, never through a link; `missing` when it does not exist. */
+export function withFileNoFollowSync<T, M>(path: string, missing: M, use: (fd: number) => T): T | M {
   let fd: number;
   try {
     fd = openNoFollowSync(path, 'read');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return missing;
     throw error;
   }
   try {
-    return readFileSync(fd);
+    return use(fd);
   } finally {
     closeSync(fd);
   }
+}
+
+/** The whole file, never through a link; null when it does not exist. */
+export function readNoFollowSync(path: string): Buffer | null {
+  return withFileNoFollowSync(path, null, (fd) => readFileSync(fd));
 }
 
 export async function readNoFollow(path: string): Promise<Buffer | null> {

@@ -133,6 +133,8 @@ export class RequestStore {
   private removed = 0;
   private readonly journal: AppendJournal;
   private compacting: Promise<void> | null = null;
+  /** Journal lines a failed compaction waits for before the next is started by a record. */
+  private compactAfter = 0;
 
   constructor(private readonly journalPath: string) {
     for (const rec of AppendJournal.readAll<JournalRecord<StoredEntry>>(journalPath)) this.apply(rec.t === 'c' ? { t: 'c', e: fromStored(rec.e) } : rec);
@@ -140,13 +142,20 @@ export class RequestStore {
   }
 
   /**
-   * Rewrites the journal with only live entries; called once at start-up. An entry carries its
-   * `attempts`, so the count survives compaction.
+   * Rewrites the journal with only live entries: shortly after start-up (service/server.ts) and
+   * when dead records outnumber live ones (`record`). An entry carries its `attempts`, so the
+   * count survives compaction. The snapshot is a shallow copy of each entry:
+   * `apply` changes an entry's own fields (status, result, attempts) and replaces, never changes,
+   * the objects they hold, so a copy keeps the state the journal held at the snapshot while the
+   * rewrite converts and writes it in slices (AppendJournal.rewrite).
    */
   async compact(): Promise<void> {
     if (this.compacting) return this.compacting;
     this.compacting = this.journal
-      .rewrite(() => this.live().map((e) => ({ t: 'c', e: toStored(e) })))
+      .rewrite(
+        () => this.live().map((e) => ({ ...e })),
+        (e) => ({ t: 'c', e: toStored(e) }),
+      )
       .finally(() => (this.compacting = null));
     return this.compacting;
   }
@@ -231,7 +240,11 @@ export class RequestStore {
   private async record(rec: JournalRecord): Promise<void> {
     await this.journal.append(rec.t === 'c' ? { t: 'c', e: toStored(rec.e) } : rec);
     this.apply(rec);
-    if (this.journal.lineCount > 3 * this.byId.size + 2048) void this.compact();
+    if (this.journal.lineCount > 3 * this.byId.size + 2048 && this.journal.lineCount > this.compactAfter) {
+      // A compaction that fails (a full disk, a file held on Windows) leaves the old journal whole
+      // and in use: it is tried again once as many lines more have been written, not at every one.
+      void this.compact().catch(() => (this.compactAfter = this.journal.lineCount + 2048));
+    }
   }
 
   get(id: string): RequestEntry | undefined {

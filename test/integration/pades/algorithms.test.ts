@@ -11,8 +11,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,13 +21,14 @@ import { validatePdf, type SignatureReport } from '../../../src/pades/validate/v
 import { parseJson, runCliAsync } from '../../helpers/cli';
 import { opensslVerify, placeholder, smallPdf, withCms, type Placeholder } from '../../helpers/external-cms';
 import { createTestPki, PKI_OPENSSL_CONFIG, pemToDer } from '../../helpers/test-pki';
+import { tempDir } from '../../helpers/temp-dir';
 
 const run = promisify(execFile);
 let dir: string;
 let frame: Placeholder;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'localsign-algorithms-'));
+  dir = tempDir('localsign-algorithms-');
   writeFileSync(join(dir, 'pki.cnf'), PKI_OPENSSL_CONFIG);
   // The engine's placeholder: its chain only sizes the room; the signature put there is openssl's.
   frame = await placeholder(await smallPdf(), await createTestPki({ algorithm: 'rsa' }));

@@ -18,8 +18,7 @@
  * - a page's /StructParents (§14.7.5.4) with a structure tree: signing and forms, as EU DSS
  *   classes structure tree changes; its /Tabs (Table 31, the annotations' order): annotations.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatePdf, type SignatureReport } from '../../../src/pades/validate/validate';
@@ -27,6 +26,7 @@ import { signWithEngine } from '../../helpers/pdf-corpus';
 import { runPdfsig } from '../../helpers/pdf-tools';
 import { addAnnotation, appendRevision, firstRevision, nextObjectNumber, objectText } from '../../helpers/pdf-revisions';
 import { createTestPki, type TestPki } from '../../helpers/test-pki';
+import { tempDir } from '../../helpers/temp-dir';
 
 let dir: string;
 let pki: TestPki;
@@ -57,7 +57,7 @@ async function pdfsigDigests(pdf: Uint8Array, name: string): Promise<boolean[]> 
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'localsign-classes-'));
+  dir = tempDir('localsign-classes-');
   pki = await createTestPki({ algorithm: 'rsa', dir: join(dir, 'pki'), signerCn: 'Classes Signer' });
   base = form();
 });

@@ -240,6 +240,39 @@ describe('RequestStore', () => {
     await again.close();
   });
 
+  it('what changes while the journal is compacted is in the compacted journal, counted once', async () => {
+    const s = new RequestStore(journal);
+    const ids = Array.from({ length: 10_000 }, (_, i) => `req_${i}`);
+    await Promise.all(ids.map((id) => s.create(entry(id, '2026-11-22T10:00:00.000Z'))));
+    let ended = false;
+    const compaction = s.compact().then(() => (ended = true));
+    await new Promise((resolve) => setImmediate(resolve)); // its snapshot is taken
+    // Meanwhile, while it converts and writes its snapshot in slices: every kind of record, on
+    // entries of its last slice. An attempt record replayed on top of a count that already
+    // holds it would count it twice.
+    await Promise.all([
+      s.recordAttempt('req_9991', 't1'),
+      s.releaseAttempt('req_9992', 't1'),
+      s.markDone('req_9993', 't1', { v: 27 }),
+      s.markError('req_9994', 't1', 'boom', 'err_4'),
+      s.remove(['req_9995']),
+      s.create(entry('req_new', '2026-11-22T10:00:01.000Z')),
+    ]);
+    expect(ended).toBe(false);
+    await compaction;
+    const live = s.oldest();
+    await s.close();
+    const again = new RequestStore(journal);
+    expect(again.oldest()).toEqual(live);
+    expect(again.get('req_9991')).toMatchObject({ status: 'PENDING', attempts: 2 });
+    expect(again.get('req_9992')).toMatchObject({ status: 'PENDING', attempts: 0 });
+    expect(again.get('req_9993')).toMatchObject({ status: 'DONE', result: { v: 27 } });
+    expect(again.get('req_9994')).toMatchObject({ status: 'ERROR', errorId: 'err_4' });
+    expect(again.get('req_9995')).toBeUndefined();
+    expect(again.size).toBe(10_000);
+    await again.close();
+  });
+
   it('starts empty when there is no journal yet', async () => {
     writeFileSync(join(home.home, 'other'), '');
     const s = new RequestStore(journal);

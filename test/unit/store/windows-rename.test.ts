@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RotatingFile } from '../../../src/store/rotating-file';
 import { AppendJournal } from '../../../src/store/append-journal';
-import { writeFileAtomic, writeFileAtomicAsync } from '../../../src/store/atomic-file';
+import { RENAME_RETRY_DELAYS_MS, writeFileAtomic, writeFileAtomicAsync } from '../../../src/store/atomic-file';
 import { RequestStore, type RequestEntry } from '../../../src/store/request-store';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
@@ -128,6 +128,29 @@ describe('renames under Windows rules', () => {
     await journal.append({ c: 3 });
     await journal.close();
     expect(AppendJournal.readAll(path)).toEqual([{ a: 1 }, { c: 3 }]);
+  });
+
+  it('a compaction the journal starts by itself and that fails leaves the service running on the old file', async () => {
+    const path = join(tmp.home, 'requests.jsonl');
+    const store = new RequestStore(path);
+    await store.create(entry('req_1'));
+    win.scannerHolds = 100; // every rename fails, longer than the retry bound
+    // Dead records beyond the threshold (3 per live entry + 2048): the next record starts a compaction.
+    await Promise.all(Array.from({ length: 2100 }, (_, i) => store.recordAttempt('req_1', `t${i}`)));
+    await store.markDone('req_1', 'done', { v: 27 });
+    await vi.waitFor(() => expect(win.renames).toBeGreaterThan(RENAME_RETRY_DELAYS_MS.length), { timeout: 5000 });
+    await new Promise((resolve) => setTimeout(resolve, 50)); // its failure is handled
+    // Not tried again at every record: only after as many lines more.
+    const renames = win.renames;
+    for (let i = 0; i < 5; i += 1) await store.recordAttempt('req_1', `later${i}`);
+    expect(win.renames).toBe(renames);
+    win.scannerHolds = 0;
+    await store.create(entry('req_2'));
+    await store.close();
+    const again = new RequestStore(path);
+    expect(again.get('req_1')).toMatchObject({ status: 'DONE', result: { v: 27 } });
+    expect(again.get('req_2')).toMatchObject({ status: 'PENDING' });
+    await again.close();
   });
 
   it('writeFileAtomic and writeFileAtomicAsync wait out a scanner holding the file', async () => {
