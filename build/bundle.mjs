@@ -1,4 +1,5 @@
-// Bundles src/main.ts into dist/localsign.cjs (CONTRACT "bundle"), stamping the git commit.
+// Bundles src/main.ts into dist/localsign-main.cjs, started by dist/localsign.cjs (CONTRACT
+// "bundle": `node dist/localsign.cjs <command>`) with V8's code cache of it, stamping the git commit.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -24,7 +25,7 @@ function gitCommit() {
  */
 const out = process.env.LOCALSIGN_OUT_DIR || 'dist';
 const targets = [
-  { entry: 'src/main.ts', target: `${out}/localsign.cjs`, vendor: true },
+  { entry: 'src/main.ts', target: `${out}/localsign-main.cjs`, vendor: true, launched: true },
   { entry: 'src/sign-worker.ts', target: `${out}/localsign-worker.cjs` },
   { entry: 'src/pdf-worker.ts', target: `${out}/localsign-pdf-worker.cjs`, vendor: true },
 ];
@@ -76,7 +77,7 @@ const define = {
 mkdirSync(out, { recursive: true });
 /** Built beside its target and renamed into place (see below). */
 const besideTarget = (target) => target.replace(/[^/]+$/, (name) => `.${name}.${process.pid}`);
-for (const { entry, target, vendor } of targets) {
+for (const { entry, target, vendor, launched } of targets) {
   const outfile = besideTarget(target);
   await build({
     entryPoints: [entry],
@@ -101,6 +102,26 @@ for (const { entry, target, vendor } of targets) {
   chmodSync(outfile, 0o755);
   renameSync(outfile, target);
   console.log(`built ${target}`);
+  if (launched) writeLauncher(target);
+}
+
+/**
+ * dist/localsign.cjs, the launcher (build/launcher.cjs), and the code cache it starts the bundle
+ * with: compiled here exactly as the launcher compiles it, by this Node (the one `npm start` and
+ * `npm test` run it with). The cache first, the launcher last: a launcher never meets the cache of
+ * an older bundle that it would have to refuse.
+ */
+function writeLauncher(main) {
+  const launcher = requireFrom(resolve('build/launcher.cjs'));
+  const dir = main.replace(/[^/]+$/, '');
+  const cache = `${dir}${launcher.CACHE}`;
+  writeFileSync(besideTarget(cache), launcher.compile(resolve(main)).createCachedData());
+  renameSync(besideTarget(cache), cache);
+  const entry = `${dir}localsign.cjs`;
+  writeFileSync(besideTarget(entry), readFileSync('build/launcher.cjs'));
+  chmodSync(besideTarget(entry), 0o755);
+  renameSync(besideTarget(entry), entry);
+  console.log(`built ${entry} (starts ${main} with its code cache, ${cache})`);
 }
 {
   // A table of loaders, so only what is used is evaluated (undici only with a remote platform).

@@ -7,7 +7,7 @@ export const LINUX_SEA = join(ROOT, 'dist', 'localsign');
 const LOCK = join(ROOT, 'dist', '.sea-build.lock');
 
 const stale = () => {
-  const bundle = join(ROOT, 'dist', 'localsign.cjs');
+  const bundle = join(ROOT, 'dist', 'localsign-main.cjs');
   return !existsSync(LINUX_SEA) || statSync(LINUX_SEA).mtimeMs < statSync(bundle).mtimeMs;
 };
 

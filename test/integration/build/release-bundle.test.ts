@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBundle, BUNDLE } from '../../helpers/cli';
 import { authed, startServiceProcess, waitForResult } from '../../helpers/service-process';
@@ -27,11 +27,11 @@ describe('the release bundle (npm run build without LOCALSIGN_TEST_BUILD)', () =
   afterAll(() => tmp.cleanup());
 
   it('holds no test switch, where the test build does', () => {
-    for (const file of ['localsign.cjs', 'localsign-worker.cjs', 'localsign-pdf-worker.cjs']) {
+    for (const file of ['localsign-main.cjs', 'localsign-worker.cjs', 'localsign-pdf-worker.cjs']) {
       expect(readFileSync(join(out, file), 'utf8'), file).not.toMatch(SWITCH);
     }
     assertBundle();
-    expect(readFileSync(BUNDLE, 'utf8')).toMatch(SWITCH);
+    expect(readFileSync(join(dirname(BUNDLE), 'localsign-main.cjs'), 'utf8')).toMatch(SWITCH);
   });
 
   it('--version tells the two builds apart: the test build says so, the release build shows its commit alone', () => {

@@ -22,13 +22,13 @@ describe('the vendor bundle (dist/localsign-vendor.cjs)', () => {
 
   it('holds pdf-lib, fontkit, undici and the font; the service bundle holds none of them', () => {
     assertBundle();
-    const service = readFileSync(join(DIST, 'localsign.cjs'), 'utf8');
+    const service = readFileSync(join(DIST, 'localsign-main.cjs'), 'utf8');
     const vendor = readFileSync(join(DIST, 'localsign-vendor.cjs'), 'utf8');
     for (const pkg of ['node_modules/pdf-lib/', 'node_modules/@pdf-lib/fontkit/', 'node_modules/undici/']) {
       expect(service, pkg).not.toContain(pkg);
       expect(vendor, pkg).toContain(pkg);
     }
-    expect(statSync(join(DIST, 'localsign.cjs')).size).toBeLessThan(1.5 * 2 ** 20);
+    expect(statSync(join(DIST, 'localsign-main.cjs')).size).toBeLessThan(1.5 * 2 ** 20);
     // The SEA embeds it as an asset, as it does the worker bundle.
     const sea = JSON.parse(readFileSync(resolve(DIST, '../sea-config.json'), 'utf8')) as { assets: Record<string, string> };
     expect(sea.assets['localsign-vendor.cjs']).toBe('dist/localsign-vendor.cjs');
@@ -37,7 +37,7 @@ describe('the vendor bundle (dist/localsign-vendor.cjs)', () => {
   it('hands the stamp font over as it is: no per-byte getters from the CommonJS interop', () => {
     // As a CommonJS export the 760 KB Uint8Array went through esbuild's __toESM, which defined a
     // getter for each index: 1.5 s and hundreds of MB on the first stamp of every start.
-    const service = readFileSync(join(DIST, 'localsign.cjs'), 'utf8');
+    const service = readFileSync(join(DIST, 'localsign-main.cjs'), 'utf8');
     const font = /var (\w+);\s*var init_DejaVuSans = __esm\(\{[^}]*?\1 = require_runtime\(\)\("node_modules\/dejavu-fonts-ttf\/ttf\/DejaVuSans\.ttf"\)/s.exec(service);
     expect(font, 'the font module is an ES module whose default is the runtime\'s value').not.toBeNull();
     expect(service).not.toMatch(/__toESM\(require_DejaVuSans/);
@@ -61,7 +61,7 @@ describe('the vendor bundle (dist/localsign-vendor.cjs)', () => {
   it('is not read at start: without it the service serves /health and EVM, and a PDF request names the missing file', async () => {
     const app = join(tmp.home, 'app');
     mkdirSync(app);
-    for (const f of ['localsign.cjs', 'localsign-worker.cjs']) copyFileSync(join(DIST, f), join(app, f));
+    for (const f of ['localsign.cjs', 'localsign-main.cjs', 'localsign-main.cache', 'localsign-worker.cjs']) copyFileSync(join(DIST, f), join(app, f));
     const home = join(tmp.home, 'home');
     const service = await startServiceProcess({ home, command: [process.execPath, join(app, 'localsign.cjs')], args: ['--demo'] });
     try {

@@ -26,7 +26,7 @@ describe('oneByteSource (a bundle V8 holds as a one-byte string)', () => {
   });
 
   it('the built bundles have none: each is one byte per character in V8', () => {
-    for (const name of ['localsign.cjs', 'localsign-vendor.cjs', 'localsign-pdf-worker.cjs', 'localsign-worker.cjs']) {
+    for (const name of ['localsign.cjs', 'localsign-main.cjs', 'localsign-vendor.cjs', 'localsign-pdf-worker.cjs', 'localsign-worker.cjs']) {
       expect(readFileSync(new URL(`../../../dist/${name}`, import.meta.url), 'utf8'), name).not.toMatch(aboveLatin1);
     }
   });
