@@ -69,7 +69,8 @@ const home = mkdtempSync(join(tmpdir(), 'localsign-bench-'));
 try {
   // Pairs with the embedded default and makes the demo key (serve --demo), then stops.
   const demo = await startService(BUNDLE, home, ['--demo']);
-  await sleep(200);
+  // The demo prints its key once it made the chip (an RSA key among them): waited for, not guessed.
+  for (let i = 0; i < 300 && !demo.exports().LOCALSIGN_EVM_CREDENTIAL; i += 1) await sleep(50);
   const ex = demo.exports();
   await demo.stop();
   const creds = { key: ex.LOCALSIGN_KEY, secret: ex.LOCALSIGN_SECRET };
