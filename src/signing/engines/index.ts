@@ -4,7 +4,7 @@
  * engine is one file here and one line in BUILT_IN_ENGINES (or, for a test, one entry of the
  * context's `engines` option: context.ts).
  */
-import { SigningError } from '../../domain/errors';
+import { ByName } from '../by-name';
 import type { EngineDefinition, EngineDeps, EngineFacts, SigningEngine } from '../engine';
 import { chipEngine } from './chip';
 import { platformEngine } from './platform';
@@ -13,32 +13,27 @@ export const BUILT_IN_ENGINES: readonly EngineDefinition[] = [chipEngine, platfo
 
 /** The engines of one service: their facts at once, each engine made on first use. */
 export class EngineTable {
-  private readonly byName = new Map<string, EngineDefinition>();
+  private readonly definitions: ByName<EngineDefinition>;
   private readonly made = new Map<string, SigningEngine>();
 
   constructor(definitions: readonly EngineDefinition[], private readonly deps: EngineDeps) {
-    for (const d of definitions) {
-      if (this.byName.has(d.name)) throw new Error(`two engines are named ${d.name}`);
-      this.byName.set(d.name, d);
-    }
+    this.definitions = new ByName(definitions, 'signing engine');
   }
 
   /** Every engine's facts, in registration order. */
   list(): readonly EngineFacts[] {
-    return [...this.byName.values()];
+    return this.definitions.list();
   }
 
   facts(name: string): EngineFacts | undefined {
-    return this.byName.get(name);
+    return this.definitions.get(name);
   }
 
   /** The engine `name`, made once; a SigningError for a name no engine has (a request from another build). */
   engine(name: string): SigningEngine {
     let engine = this.made.get(name);
     if (!engine) {
-      const d = this.byName.get(name);
-      if (!d) throw new SigningError(`this service has no signing engine "${name.slice(0, 64)}"`);
-      const { make, ...facts } = d;
+      const { make, ...facts } = this.definitions.require(name);
       engine = { ...facts, ...make(this.deps) };
       this.made.set(name, engine);
     }

@@ -2,10 +2,10 @@ import { SigningError } from '../../domain/errors';
 import { CHIP_PIN_DESCRIPTION } from '../../domain/request-body';
 import { addressFromPublicKey, formatEvmSignature, MAX_CHAIN_ID, normaliseLowS, recoverAddress } from '../../evm';
 import type { CachedCredential } from '../../store/catalog-types';
-import type { KindParams } from '../../store/request-store';
+import type { KindParams, RequestEntry } from '../../store/request-store';
 import { chipPinOf } from '../chip-pin';
 import type { RawSignature, SigningEngine } from '../engine';
-import type { Job, JobDeps } from '../job-types';
+import type { Job, JobDeps, JobRun } from '../job-types';
 import { kindRoute, type CredentialType, type SignatureKind } from '../kind';
 
 /** What a blockchain request needs to run or resume. */
@@ -71,7 +71,7 @@ function publicKeyOf(credential: CachedCredential): Uint8Array | null {
  * its address only (a credential the platform signs) the address is recovered here, under the
  * id the engine gave, or under each.
  */
-export async function recoverableAnswer(o: {
+async function recoverableAnswer(o: {
   answer: RawSignature;
   digest: Uint8Array;
   credential: CachedCredential;
@@ -105,6 +105,34 @@ export function evmCredentialOf(credential: CachedCredential | undefined, key: s
 }
 
 /**
+ * An evm credential's key signs `digest` (a keccak256) and the answer is checked as a transaction
+ * takes it (recoverableAnswer): what a kind over such a digest does between its request and its
+ * result, the blockchain kind and any other (an EIP-191 message).
+ */
+export async function signRecoverable(o: { entry: RequestEntry; deps: JobDeps; run: JobRun; credential: CachedCredential; digest: Uint8Array; chainId: number | null }): Promise<{ r: bigint; s: bigint; yParity: 0 | 1 }> {
+  const { entry, run } = o;
+  const digestHex = Buffer.from(o.digest).toString('hex');
+  const publicKey = publicKeyOf(o.credential);
+  const answer = await run.engine.sign(
+    {
+      requestId: entry.requestId,
+      credential: o.credential,
+      digest: o.digest,
+      algorithm: evmCredentials.algorithmOf(o.credential),
+      label: { ...EVM_WIRE, chainId: o.chainId },
+      ...(publicKey ? { recoverTo: publicKey } : {}),
+      resumed: run.resumed,
+      pin: chipPinOf(entry, run),
+      caller: entry.wrapperKey ?? undefined,
+      onSigning: () => run.signing(digestHex),
+    },
+    run.signal,
+  );
+  run.signed(digestHex);
+  return recoverableAnswer({ answer, digest: o.digest, credential: o.credential, publicKey, engine: run.engine, deps: o.deps, signal: run.signal });
+}
+
+/**
  * Blockchain signing (CONTRACT "Result semantics"): the engine signs the 32-byte hash, s is brought
  * to low-s (EIP-2), the recovery id is the one whose recovered key is the credential's, and the
  * address recovered must equal the credential's address before DONE.
@@ -112,25 +140,7 @@ export function evmCredentialOf(credential: CachedCredential | undefined, key: s
 export const runEvmJob: Job<EvmParams> = async (entry, deps, run) => {
   const credential = evmCredentialOf(run.accepted?.credential ?? deps.findCredential(entry.credentialKey), entry.credentialKey);
   const { txHash, chainId } = entry.params;
-  const digest = new Uint8Array(Buffer.from(txHash, 'hex'));
-  const publicKey = publicKeyOf(credential);
-  const answer = await run.engine.sign(
-    {
-      requestId: entry.requestId,
-      credential,
-      digest,
-      algorithm: 'ecdsa-secp256k1',
-      label: { ...EVM_WIRE, chainId },
-      ...(publicKey ? { recoverTo: publicKey } : {}),
-      resumed: run.resumed,
-      pin: chipPinOf(entry, run),
-      caller: entry.wrapperKey ?? undefined,
-      onSigning: () => run.signing(txHash),
-    },
-    run.signal,
-  );
-  run.signed(txHash);
-  const { r, s, yParity } = await recoverableAnswer({ answer, digest, credential, publicKey, engine: run.engine, deps, signal: run.signal });
+  const { r, s, yParity } = await signRecoverable({ entry, deps, run, credential, digest: new Uint8Array(Buffer.from(txHash, 'hex')), chainId });
   return { result: { ...formatEvmSignature({ r, s, yParity, chainId, address: credential.address }) }, digestHex: txHash };
 };
 

@@ -5,7 +5,7 @@
  * /health should pay). A new kind is one file here and one line in BUILT_IN_KINDS (or, for a test,
  * one entry of the context's `kinds` option: context.ts).
  */
-import { SigningError } from '../../domain/errors';
+import { ByName } from '../by-name';
 import type { CatalogueRules } from '../../platform/remote';
 import type { EngineFacts } from '../engine';
 import type { CredentialType, SignatureKind } from '../kind';
@@ -15,34 +15,16 @@ import { padesKind } from './pades';
 export const BUILT_IN_KINDS: readonly SignatureKind[] = [padesKind, evmKind];
 
 /** The kinds of one service, by name, and the credential types they sign with. */
-export class KindTable {
-  private readonly byName = new Map<string, SignatureKind>();
+export class KindTable extends ByName<SignatureKind> {
   private readonly types = new Map<string, CredentialType>();
 
   constructor(kinds: readonly SignatureKind[]) {
+    super(kinds, 'kind of request');
     for (const k of kinds) {
-      if (this.byName.has(k.name)) throw new Error(`two kinds are named ${k.name}`);
-      this.byName.set(k.name, k);
       const type = this.types.get(k.credential.name);
       if (type && type !== k.credential) throw new Error(`two credential types are named ${k.credential.name}`);
       this.types.set(k.credential.name, k.credential);
     }
-  }
-
-  /** Every kind, in registration order. */
-  list(): readonly SignatureKind[] {
-    return [...this.byName.values()];
-  }
-
-  get(name: string): SignatureKind | undefined {
-    return this.byName.get(name);
-  }
-
-  /** The kind `name`; a SigningError for a name no kind has (a request from another build). */
-  require(name: string): SignatureKind {
-    const kind = this.byName.get(name);
-    if (!kind) throw new SigningError(`this service signs no requests of kind "${name.slice(0, 64)}"`);
-    return kind;
   }
 
   /** The credential types the kinds sign with, by the catalogue's `type`, in registration order. */
@@ -57,10 +39,10 @@ export class KindTable {
 
   /** Whether a request of kind `name` has a document on disk (retention, recovery). */
   holdsDocument(name: string): boolean {
-    return this.byName.get(name)?.document != null;
+    return this.get(name)?.document != null;
   }
 }
 
 export { acceptPades, padesKind, type PadesParams, type PadesSignInput } from './pades';
-export { BLOCKCHAIN_SIGN_BODY, evmKind, recoverableAnswer, type EvmParams } from './evm';
-export type { CredentialType, KindJob, KindRoute, SignatureKind } from '../kind';
+export { BLOCKCHAIN_SIGN_BODY, evmCredentialOf, evmCredentials, evmKind, signRecoverable, type EvmParams } from './evm';
+export { kindRoute, type CredentialType, type KindJob, type KindRoute, type SignatureKind } from '../kind';
