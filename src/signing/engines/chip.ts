@@ -3,12 +3,7 @@ import type { EngineDefinition } from '../engine';
 
 /** r‖s, 32 bytes each, big-endian (the raw ECDSA form of the engine contract, as CKM_ECDSA gives it). */
 function rawRS(r: bigint, s: bigint): Uint8Array {
-  const out = new Uint8Array(64);
-  for (let i = 31, a = r, b = s; i >= 0; i -= 1, a >>= 8n, b >>= 8n) {
-    out[i] = Number(a & 0xffn);
-    out[32 + i] = Number(b & 0xffn);
-  }
-  return out;
+  return Buffer.from(r.toString(16).padStart(64, '0') + s.toString(16).padStart(64, '0'), 'hex');
 }
 
 /**

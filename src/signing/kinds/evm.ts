@@ -6,7 +6,7 @@ import type { KindParams, RequestEntry } from '../../store/request-store';
 import { chipPinOf } from '../chip-pin';
 import type { RawSignature, SigningEngine } from '../engine';
 import type { Job, JobDeps, JobRun } from '../job-types';
-import { kindRoute, type CredentialType, type SignatureKind } from '../kind';
+import { kindRoute, type CredentialType, type KindJob, type SignatureKind } from '../kind';
 
 /** What a blockchain request needs to run or resume. */
 export type EvmParams = KindParams & {
@@ -82,7 +82,8 @@ async function recoverableAnswer(o: {
 }): Promise<{ r: bigint; s: bigint; yParity: 0 | 1 }> {
   const { r, s, flipped } = normaliseLowS(o.answer.signature);
   const given = o.answer.recoveryId === undefined ? undefined : (((o.answer.recoveryId ^ (flipped ? 1 : 0)) as 0 | 1));
-  if (given !== undefined && o.answer.recoveryChecked) return { r, s, yParity: given };
+  // Checked against the key this kind gave it (`recoverTo`); a claim without that key counts for nothing.
+  if (given !== undefined && o.answer.recoveryChecked && o.publicKey) return { r, s, yParity: given };
   if (o.publicKey) return { r, s, yParity: (await o.deps.runTask({ op: 'evm-recover', publicKey: o.publicKey, digest: o.digest, r, s }, { signal: o.signal })) as 0 | 1 };
   let recovered: string | null = null;
   for (const yParity of given === undefined ? ([0, 1] as const) : [given]) {
@@ -144,6 +145,13 @@ export const runEvmJob: Job<EvmParams> = async (entry, deps, run) => {
   return { result: { ...formatEvmSignature({ r, s, yParity, chainId, address: credential.address }) }, digestHex: txHash };
 };
 
+const EVM_JOB: KindJob<EvmParams> = {
+  run: runEvmJob,
+  // The hash to sign is the request itself: every record of it names the hash.
+  auditDigest: (entry) => entry.params.txHash,
+  digestOut: async () => true,
+};
+
 /** POST /v1/blockchain/sign (spec §4, CONTRACT tx_hash and chain_id). */
 export const BLOCKCHAIN_SIGN_BODY = {
   tx_hash: { kind: 'hash32', required: true, description: 'keccak256 of the transaction: 64 hex digits, with or without 0x, any case' },
@@ -182,10 +190,5 @@ export const evmKind: SignatureKind<EvmParams> = {
       },
     },
   },
-  job: async () => ({
-    run: runEvmJob,
-    // The hash to sign is the request itself: every record of it names the hash.
-    auditDigest: (entry) => entry.params.txHash,
-    digestOut: async () => true,
-  }),
+  job: async () => EVM_JOB,
 };
