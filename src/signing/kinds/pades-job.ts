@@ -4,7 +4,7 @@
  */
 import { SigningError } from '../../domain/errors';
 import type { PreparedPades } from '../../pades/sign';
-import { byteLength, readSlice } from '../../store/file-bytes';
+import { byteLength, readSlice, type DocumentBytes } from '../../store/file-bytes';
 import type { PreparedDocument } from '../../workers/document-work';
 import { removeStepFile, StepFiles } from '../step-files';
 import type { PreparedRecord } from '../../store/document-store';
@@ -17,6 +17,7 @@ import type { Job, JobDeps, JobRun } from '../job-types';
 import type { KindJob } from '../kind';
 import { chipPinOf } from '../chip-pin';
 import { prepareFields } from '../stamp-values';
+import type { PadesLevel } from '../../domain/pades';
 import { levelOf, padesCredentials, PADES_WIRE, type PadesParams } from './pades';
 
 /** The prepared state as the document store keeps it (for a platform that answers after a restart). */
@@ -90,10 +91,51 @@ function signatureValueOf(answer: RawSignature, prepared: PreparedDocument, cred
 }
 
 /**
- * PAdES signing in the two steps the engine defines: prepare (PDF -> digest of the signed
- * attributes), the request's engine signs the digest, finish (signature -> signed PDF). The
- * output is verified before DONE (CONTRACT "Before DONE the service verifies the signature it
- * produced").
+ * The prepared document this run signs, from one of three places. A remote engine may answer
+ * minutes later, after a restart: its prepared document is kept on disk before the digest leaves,
+ * and the answer must fit those same bytes (`kept`). A small document was prepared with its check
+ * before the 202 (acceptPades, pades.ts), usable when the room it left for a timestamp is what
+ * the level needs. Otherwise it is prepared now. For a remote engine a new one is kept (a
+ * worker's file is adopted as the prepared PDF, not copied); otherwise its file is a step's.
+ */
+async function preparedFor(entry: RequestEntry<PadesParams>, deps: JobDeps, run: JobRun, level: PadesLevel, chain: Uint8Array[], steps: StepFiles): Promise<{ prepared: PreparedDocument; kept: boolean }> {
+  const record = run.engine.remote && run.resumed ? await deps.documents.readPrepared(entry.requestId) : null;
+  if (record) return { prepared: fromRecord(record), kept: true };
+  const early = run.accepted?.prepared;
+  const prepared = early && early.reserveTimestamp === (level !== 'B-B') ? early.document : await prepare(entry, deps, run, chain);
+  if (run.engine.remote) return { prepared: { ...prepared, pdf: await deps.documents.savePrepared(entry.requestId, toRecord(prepared)) }, kept: false };
+  steps.made(prepared.pdf);
+  return { prepared, kept: false };
+}
+
+/** B-LT and B-LTA (ETSI EN 319 142-1 §5.4, §5.5): the DSS, then for B-LTA the document timestamp, added to the signed document. */
+async function longTerm(signed: DocumentBytes, o: { level: PadesLevel; prepared: PreparedDocument; chain: Uint8Array[]; timestampToken: Uint8Array | null; deps: JobDeps; run: JobRun; steps: StepFiles }): Promise<DocumentBytes> {
+  const { level, prepared, deps } = o;
+  if (level !== 'B-LT' && level !== 'B-LTA') return signed;
+  const contents = await readSlice(signed, prepared.contentsOffset, prepared.contentsHexLength);
+  const extended = await extendToLongTerm({
+    pdf: signed,
+    level,
+    chain: o.chain,
+    signatureContents: signatureContentsAt(contents, 0, prepared.contentsHexLength),
+    timestampToken: o.timestampToken,
+    tsaUrl: deps.tsaUrl,
+    http: deps.http,
+    now: deps.now(),
+    signal: o.run.signal,
+    local: deps.localRevocation,
+    documentWork: deps.documentWork,
+    steps: o.steps,
+  });
+  return extended.pdf;
+}
+
+/**
+ * PAdES signing in the steps the engine defines: the prepared document (prepare: PDF -> digest of
+ * the signed attributes), the request's engine signs the digest, its answer made the CMS
+ * SignatureValue and checked, the timestamp (B-T), finish (signature -> signed PDF), the long-term
+ * updates (B-LT, B-LTA). The output is verified before DONE (CONTRACT "Before DONE the service
+ * verifies the signature it produced").
  */
 export const runPadesJob: Job<PadesParams> = async (entry, deps, run) => {
   // Its PDF work takes turns with other applications' (workers/pool.ts): counted as its caller's.
@@ -105,82 +147,54 @@ export const runPadesJob: Job<PadesParams> = async (entry, deps, run) => {
   if (!credential || credential.type !== padesCredentials.name || !credential.certificate_chain) {
     throw new SigningError(`credential ${entry.credentialKey} is no longer a PAdES credential in the cache`);
   }
-  const certificateChain = credential.certificate_chain.map((c) => new Uint8Array(Buffer.from(c, 'base64')));
-  let prepared: PreparedDocument;
+  const chain = credential.certificate_chain.map((c) => new Uint8Array(Buffer.from(c, 'base64')));
   // Large documents move between the steps as files a PDF worker wrote (work/xfer-*.tmp): each is
   // removed once the next step has made its own, and the last one becomes the result.
   const steps = new StepFiles();
   try {
-  // Before the document work: a PIN lost to a restart ends the request without preparing.
-  const pin = chipPinOf(entry, run);
-  // A remote engine may answer minutes later, after a restart: the prepared document is kept on
-  // disk before the digest leaves, and the answer must fit those same prepared bytes.
-  const kept = run.engine.remote && run.resumed ? await deps.documents.readPrepared(entry.requestId) : null;
-  // A small document was prepared with its check before the 202 (acceptPades, pades.ts).
-  const early = run.accepted?.prepared;
-  const ready = early && early.reserveTimestamp === (level !== 'B-B') ? early.document : null;
-  prepared = kept ? fromRecord(kept) : ready ?? (await prepare(entry, deps, run, certificateChain));
-  // Kept for a restart (a worker's file is adopted as the prepared PDF, not copied).
-  if (run.engine.remote && !kept) prepared = { ...prepared, pdf: await deps.documents.savePrepared(entry.requestId, toRecord(prepared)) };
-  else if (!kept) steps.made(prepared.pdf);
-  const digestHex = Buffer.from(prepared.digest).toString('hex');
-  const answer = await run.engine.sign(
-    {
-      requestId: entry.requestId,
-      credential,
-      digest: prepared.digest,
-      algorithm: prepared.algorithm === 'p256' ? 'ecdsa-p256' : 'rsa-pkcs1-sha256',
-      label: { ...PADES_WIRE, chainId: null },
-      // Only a prepared state on disk means the digest may already be with a remote engine.
-      resumed: kept !== null,
-      pin,
-      caller: entry.wrapperKey ?? undefined,
-      onSigning: () => run.signing(digestHex),
-    },
-    run.signal,
-  );
-  run.signed(digestHex);
-  const signatureValue = signatureValueOf(answer, prepared, entry.credentialKey, run.engine);
-  const timestampToken = level !== 'B-B' ? await fetchTimestampToken(deps.http, deps.tsaUrl!, signatureValue, { signal: run.signal }) : null;
-  // The PDF worker signs the prepared document in place and reads the signature back.
-  let signed = steps.made(await deps.documentWork.finish(prepared, signatureValue, timestampToken, run.signal));
-  await steps.done(prepared.pdf);
-  if (level === 'B-LT' || level === 'B-LTA') {
-    const contents = await readSlice(signed, prepared.contentsOffset, prepared.contentsHexLength);
-    const extended = await extendToLongTerm({
-      pdf: signed,
-      level,
-      chain: certificateChain,
-      signatureContents: signatureContentsAt(contents, 0, prepared.contentsHexLength),
-      timestampToken,
-      tsaUrl: deps.tsaUrl,
-      http: deps.http,
-      now: deps.now(),
-      signal: run.signal,
-      local: deps.localRevocation,
-      documentWork: deps.documentWork,
-      steps,
-    });
-    signed = extended.pdf;
-  }
-  const result = signed;
-  steps.keep(result);
-  return {
-    result: {
-      bytes: byteLength(result),
-      level,
-      // CONTRACT: a PAdES result may add `warnings` (a stamp moved to free space, …).
-      ...(prepared.warnings.length > 0 ? { warnings: prepared.warnings } : {}),
-    },
-    digestHex: Buffer.from(prepared.digest).toString('hex'),
-    // The result's file is adopted as results/<id>.pdf (synced and renamed, not copied); if that
-    // fails it is removed (work/ is swept of such files at the next start anyway).
-    persist: () => deps.documents.writeResult(entry.requestId, result).catch(async (error: unknown) => {
-      await removeStepFile(result);
-      throw error;
-    }),
-    discard: () => deps.documents.discardResult(entry.requestId),
-  };
+    // Before the document work: a PIN lost to a restart ends the request without preparing.
+    const pin = chipPinOf(entry, run);
+    const { prepared, kept } = await preparedFor(entry, deps, run, level, chain, steps);
+    const digestHex = Buffer.from(prepared.digest).toString('hex');
+    const answer = await run.engine.sign(
+      {
+        requestId: entry.requestId,
+        credential,
+        digest: prepared.digest,
+        algorithm: prepared.algorithm === 'p256' ? 'ecdsa-p256' : 'rsa-pkcs1-sha256',
+        label: { ...PADES_WIRE, chainId: null },
+        // Only a prepared state on disk means the digest may already be with a remote engine.
+        resumed: kept,
+        pin,
+        caller: entry.wrapperKey ?? undefined,
+        onSigning: () => run.signing(digestHex),
+      },
+      run.signal,
+    );
+    run.signed(digestHex);
+    const signatureValue = signatureValueOf(answer, prepared, entry.credentialKey, run.engine);
+    const timestampToken = level !== 'B-B' ? await fetchTimestampToken(deps.http, deps.tsaUrl!, signatureValue, { signal: run.signal }) : null;
+    // The PDF worker signs the prepared document in place and reads the signature back.
+    const signed = steps.made(await deps.documentWork.finish(prepared, signatureValue, timestampToken, run.signal));
+    await steps.done(prepared.pdf);
+    const result = await longTerm(signed, { level, prepared, chain, timestampToken, deps, run, steps });
+    steps.keep(result);
+    return {
+      result: {
+        bytes: byteLength(result),
+        level,
+        // CONTRACT: a PAdES result may add `warnings` (a stamp moved to free space, …).
+        ...(prepared.warnings.length > 0 ? { warnings: prepared.warnings } : {}),
+      },
+      digestHex,
+      // The result's file is adopted as results/<id>.pdf (synced and renamed, not copied); if that
+      // fails it is removed (work/ is swept of such files at the next start anyway).
+      persist: () => deps.documents.writeResult(entry.requestId, result).catch(async (error: unknown) => {
+        await removeStepFile(result);
+        throw error;
+      }),
+      discard: () => deps.documents.discardResult(entry.requestId),
+    };
   } catch (error) {
     await steps.discard();
     throw error;
