@@ -10,7 +10,7 @@ import { RotatingFile } from './store/rotating-file';
 import { loadTrustAnchors } from './signing/validation';
 import { demoCrlOf, embeddedConfigFile, type EmbeddedConfig } from './platform/embedded-config';
 import { EmbeddedPlatform } from './platform/embedded';
-import { PairingSession, type RemotePlatform } from './platform/remote';
+import { PairingSession, type CatalogueRules, type RemotePlatform } from './platform/remote';
 import { RemoteCatalog } from './platform/remote';
 import { PlatformResultHub } from './platform/remote';
 import { receivePush } from './platform/remote';
@@ -22,7 +22,8 @@ import { RequestRegistry } from './requests/registry';
 import { ChipProvider } from './chip/provider';
 import { JobRunner } from './signing/job-runner';
 import type { JobDeps } from './signing/job-types';
-import { signingEngines } from './signing/engines';
+import { BUILT_IN_ENGINES, EngineTable, type EngineDefinition } from './signing/engines';
+import { BUILT_IN_KINDS, KindTable, type SignatureKind } from './signing/kinds';
 import { runSignTask, type SignTask, type SignTaskResult } from './signing/sign-tasks';
 import type { SoftSignTaskResult } from './chip/types';
 import { DocumentWork } from './workers/document-work';
@@ -49,6 +50,13 @@ export interface ContextOptions {
   /** Whether to open the request journal (the service does; most CLI commands do not). */
   withRequests?: boolean;
   noColor?: boolean;
+  /**
+   * Kinds and engines beside the built-in ones (signing/kinds/, signing/engines/), registered for
+   * this service as those are: their routes, catalogue entries and jobs are served like theirs.
+   * For a test that adds one (test/integration/seams/).
+   */
+  kinds?: readonly SignatureKind[];
+  engines?: readonly EngineDefinition[];
 }
 
 /**
@@ -76,15 +84,22 @@ export class AppContext {
   readonly documents: DocumentStore;
   /** Where platform results (push or poll) meet the jobs waiting for them. */
   readonly platformResults = new PlatformResultHub();
-  /** Who signs (signing/engines/): the chip and the remote platform, made on first use. */
-  readonly engines = signingEngines({
-    getChip: () => this.chips.get(this.embedded.get().chip),
-    runTask: (t, o) => this.pool.run(t, o),
-    platform: { platform: () => this.currentRemote(), hub: this.platformResults },
-  });
+  /** What is signed (signing/kinds/): each kind's table, by name. */
+  readonly kinds: KindTable;
+  /** Who signs (signing/engines/): the chip and the remote platform, each made on first use. */
+  readonly engines: EngineTable;
+  /** The kinds and engines as the OpenAPI document describes them (GET /openapi.json). */
+  readonly described: { kinds: readonly SignatureKind[]; engines: ReturnType<EngineTable['list']> };
   private requestParts: { store: RequestStore; registry: RequestRegistry; audit: AuditLog; jobs: JobRunner; quota: DiskQuota } | null = null;
 
   constructor(readonly config: Config, private readonly options: ContextOptions) {
+    this.kinds = new KindTable([...BUILT_IN_KINDS, ...(options.kinds ?? [])]);
+    this.engines = new EngineTable([...BUILT_IN_ENGINES, ...(options.engines ?? [])], {
+      getChip: () => this.chips.get(this.embedded.get().chip),
+      runTask: (t, o) => this.pool.run(t, o),
+      platform: { platform: () => this.currentRemote(), hub: this.platformResults },
+    });
+    this.described = { kinds: this.kinds.list(), engines: this.engines.list() };
     const homeWarnings = assertPrivateHome(config.home);
     this.paths = ensureHome(config.home);
     this.now = options.now ?? (() => new Date());
@@ -97,7 +112,7 @@ export class AppContext {
     this.wrappers = new WrapperStore(this.paths.wrappers, this.paths.lock);
     this.cache = new JsonCollection<CatalogCache>(this.paths.cache, this.paths.lock, () => ({ credentials: [], designs: [], synced_at: null }));
     this.pairing = new JsonCollection<{ pairing: Pairing | null }>(this.paths.pairing, this.paths.lock, () => ({ pairing: null }));
-    this.session = new PairingSession(this.pairing, config.net, (m) => this.log.warn(m));
+    this.session = new PairingSession(this.pairing, config.net, (m) => this.log.warn(m), this.catalogueRules());
     this.embedded = embeddedConfigFile(this.paths.embedded, this.paths.lock);
     this.http = new HttpClient(config.net);
     this.documents = new DocumentStore({ work: this.paths.work, results: this.paths.results });
@@ -170,7 +185,12 @@ export class AppContext {
     if (p.platform === 'embedded') return new EmbeddedPlatform(this.embedded, (s) => this.chips.get(s));
     // engine "chip" credentials of a remote tenant live on this machine's chip, when one is set up.
     const chip = existsSync(this.paths.embedded) ? { open: () => this.chips.get(this.embedded.get().chip), settings: this.embedded.get().chip } : null;
-    return new RemoteCatalog(this.session.remote(p), chip);
+    return new RemoteCatalog(this.session.remote(p), chip, this.catalogueRules());
+  }
+
+  /** What the platform's catalogue is read with: the credential types of these kinds, these engines. */
+  private catalogueRules(): CatalogueRules {
+    return this.kinds.catalogueRules(this.engines.list());
   }
 
   /** The remote platform of the current pairing, or null (unpaired, embedded, revoked). */
@@ -195,7 +215,7 @@ export class AppContext {
       {
         pairing: () => this.currentPairing(),
         request: (id) => this.requests.store.get(id),
-        signedByPlatform: (entry) => this.engines(entry.params.engine).remote,
+        platformAnswer: (entry) => (this.engines.facts(entry.params.engine)?.remote ? this.kinds.get(entry.kind)?.platform?.answer ?? null : null),
         hub: this.platformResults,
         nowSeconds: () => Math.floor(this.now().getTime() / 1000),
       },
@@ -245,6 +265,7 @@ export class AppContext {
       pades: { defaultLevel: this.config.padesLevel, tsaUrl: this.config.tsaUrl },
       quota: this.requests.quota,
       cache: () => this.cache.get(),
+      engines: (name) => this.engines.facts(name),
       documents: this.documents,
       documentWork: this.documentWork,
       registry: this.requests.registry,
@@ -260,7 +281,9 @@ export class AppContext {
   private jobDeps(): JobDeps {
     return {
       now: this.now,
-      engines: this.engines,
+      kinds: (name) => this.kinds.require(name),
+      engines: (name) => this.engines.engine(name),
+      runTask: (t, o) => this.pool.run(t, o),
       findCredential: (key) => this.cache.get().credentials.find((c) => c.credential_key === key),
       findDesign: (key) => this.cache.get().designs.find((d) => d.design_key === key),
       documents: this.documents,

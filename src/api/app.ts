@@ -9,11 +9,11 @@ import { rateLimit, RateLimiter } from './middleware/rate-limit';
 import { requirePaired } from './middleware/require-paired';
 import { wrapperAuth } from './middleware/wrapper-auth';
 import { openApiDocument } from './openapi';
-import { OPERATIONS, type Operation, type OperationId } from './operations';
-import { postBlockchainSign } from './routes/blockchain-sign';
+import { operationsOf, type OperationId } from './operations';
 import { listCredentials, listDesigns } from './routes/catalog';
 import { listErrors } from './routes/errors';
 import { getHealth } from './routes/health';
+import { postKindSign } from './routes/kind-sign';
 import { postPadesSign } from './routes/pades-sign';
 import { getDemoCrl } from './routes/pki';
 import { postPadesVerify } from './routes/pades-verify';
@@ -61,12 +61,13 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   const limited = rateLimit(ctx.config.rateLimit ? new RateLimiter(ctx.config.rateLimit) : null);
   const h = (fn: (c: Context<ApiEnv>) => Response | Promise<Response>): MiddlewareHandler<ApiEnv> => (c) => Promise.resolve(fn(c));
 
-  // One handler per operation of the route table (operations.ts); the table decides the checks.
-  const handlers: Record<OperationId, (c: Context<ApiEnv>) => Response | Promise<Response>> = {
+  // One handler per operation of the route table (operations.ts); the table decides the checks. A
+  // kind's sign route has the generic one (routes/kind-sign.ts).
+  type Handler = (c: Context<ApiEnv>) => Response | Promise<Response>;
+  const handlers: Record<OperationId, Handler> = {
     health: getHealth(ctx),
-    openapi: (c) => c.json(openApiDocument()),
+    openapi: (c) => c.json(openApiDocument(ctx.described)),
     signPdf: postPadesSign(ctx),
-    signHash: postBlockchainSign(ctx),
     getResult: getResult(ctx),
     getResultPdf: getResultPdf(ctx),
     listResults: listResults(ctx),
@@ -78,8 +79,9 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
     demoCrl: getDemoCrl(ctx),
     verifyPdf: postPadesVerify(ctx),
   };
-  const routes: Route[] = (OPERATIONS as readonly Operation[]).map((op) =>
-    route(op.method, op.path, ...(op.auth ? [auth] : []), ...(op.rateLimited ? [limited] : []), ...(op.paired ? [paired] : []), h(handlers[op.id as OperationId])),
+  const kindHandlers = new Map<string, Handler>(ctx.kinds.list().flatMap((k) => (k.route ? [[k.route.id, postKindSign(ctx, k)] as const] : [])));
+  const routes: Route[] = operationsOf(ctx.kinds.list()).map((op) =>
+    route(op.method, op.path, ...(op.auth ? [auth] : []), ...(op.rateLimited ? [limited] : []), ...(op.paired ? [paired] : []), h(kindHandlers.get(op.id) ?? handlers[op.id as OperationId])),
   );
 
   const bodyTimeoutMs = ctx.config.bodyTimeoutMs;

@@ -1,7 +1,9 @@
 import { API_VERSION, VERSION } from '../config/version';
-import { errorStatuses, OPERATIONS, type Operation } from './operations';
+import { BUILT_IN_ENGINES } from '../signing/engines';
+import { BUILT_IN_KINDS } from '../signing/kinds';
+import { errorStatuses, operationsOf, type Operation } from './operations';
 import { bodySchema, type JsonSchema } from './request-schemas';
-import { COMPONENT_SCHEMAS, ref } from './response-schemas';
+import { componentSchemas, ref, type DescribedTables } from './response-schemas';
 
 /** What each error status means (CONTRACT "HTTP: general", order of checks); the body is always Error. */
 const ERROR_MEANING: Record<number, string> = {
@@ -79,10 +81,16 @@ function operationObject(op: Operation): JsonSchema {
   };
 }
 
-/** The OpenAPI 3.1 document of the API as built (CONTRACT `GET /openapi.json`), from operations.ts. */
-export function buildOpenApiDocument(): JsonSchema & { paths: Record<string, Record<string, JsonSchema>> } {
+const BUILT_IN: DescribedTables = { kinds: BUILT_IN_KINDS, engines: BUILT_IN_ENGINES };
+
+/**
+ * The OpenAPI 3.1 document of the API (CONTRACT `GET /openapi.json`), from operations.ts and the
+ * kinds' and engines' tables: the built-in ones (the build writes it as dist/openapi.json), or a
+ * service's own.
+ */
+export function buildOpenApiDocument(tables: DescribedTables = BUILT_IN): JsonSchema & { paths: Record<string, Record<string, JsonSchema>> } {
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const op of OPERATIONS as readonly Operation[]) {
+  for (const op of operationsOf(tables.kinds)) {
     (paths[openApiPath(op.path)] ??= {})[op.method.toLowerCase()] = operationObject(op);
   }
   return {
@@ -105,16 +113,20 @@ export function buildOpenApiDocument(): JsonSchema & { paths: Record<string, Rec
             "Instead of X-Wrapper-Secret, so the secret never crosses the socket: t=<unix seconds>,n=<32-128 lowercase hex nonce>,s=<hex HMAC-SHA256(HMAC-SHA256(SHA-256(secret), 'localsign-request-key-v1'), 'localsign-request-v1\\n' METHOD '\\n' path?query '\\n' t '\\n' n '\\n' key)>; the answer carries X-Localsign-Proof for the nonce (docs/integrators.md)",
         },
       },
-      schemas: COMPONENT_SCHEMAS,
+      schemas: componentSchemas(tables),
     },
     paths,
   };
 }
 
-let built: ReturnType<typeof buildOpenApiDocument> | null = null;
+const built = new WeakMap<DescribedTables, ReturnType<typeof buildOpenApiDocument>>();
 
 /** The document, built on first use: nothing on the way to the first /health needs it (issue 10). */
-export function openApiDocument(): ReturnType<typeof buildOpenApiDocument> {
-  built ??= buildOpenApiDocument();
-  return built;
+export function openApiDocument(tables: DescribedTables = BUILT_IN): ReturnType<typeof buildOpenApiDocument> {
+  let document = built.get(tables);
+  if (!document) {
+    document = buildOpenApiDocument(tables);
+    built.set(tables, document);
+  }
+  return document;
 }

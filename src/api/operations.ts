@@ -4,9 +4,11 @@
  * from it, so a route cannot exist undocumented, and the error statuses listed follow from the
  * checks (CONTRACT order: Host/Origin 403 on every path, key 401, pairing 409, body 413/422).
  * Adding a route is one entry here and its handler in app.ts (the type makes the handler
- * mandatory).
+ * mandatory). A kind of request with a JSON body brings its own sign route (kind.ts `KindRoute`),
+ * placed among these by `operationsOf`.
  */
-import { BLOCKCHAIN_SIGN_BODY, PADES_SIGN_BODY, PADES_VERIFY_BODY, type BodySpec, type JsonSchema } from './request-schemas';
+import { BUILT_IN_KINDS, type KindRoute, type SignatureKind } from '../signing/kinds';
+import { PADES_SIGN_BODY, PADES_VERIFY_BODY, type BodySpec, type JsonSchema } from './request-schemas';
 import { ref } from './response-schemas';
 import { LIMIT_MAX, WAIT_MAX_SECONDS } from './validate';
 
@@ -64,7 +66,8 @@ const limit = (def: number): Parameter => ({
   description: `How many, newest first: digits only, at least 1; above ${LIMIT_MAX} (however large) is clamped to ${LIMIT_MAX}`,
 });
 
-export const OPERATIONS = [
+/** The operations before the kinds' sign routes. */
+const BEFORE_KINDS = [
   {
     id: 'health',
     method: 'GET',
@@ -118,18 +121,10 @@ export const OPERATIONS = [
     body: { spec: PADES_VERIFY_BODY },
     success: { status: 200, schema: ref('VerifyReport'), description: 'The report' },
   },
-  {
-    id: 'signHash',
-    method: 'POST',
-    path: '/v1/blockchain/sign',
-    summary: 'Sign a keccak256 transaction hash (secp256k1, low-s, EIP-155 v)',
-    auth: true,
-    paired: true,
-    rateLimited: true,
-    errors: [503],
-    body: { spec: BLOCKCHAIN_SIGN_BODY },
-    success: { status: 202, schema: ref('Accepted'), description: 'Accepted: read the outcome at GET /v1/results/{request_id}' },
-  },
+] as const satisfies readonly Operation[];
+
+/** The operations after the kinds' sign routes. */
+const AFTER_KINDS = [
   {
     id: 'getResult',
     method: 'GET',
@@ -242,7 +237,32 @@ export const OPERATIONS = [
   },
 ] as const satisfies readonly Operation[];
 
-export type OperationId = (typeof OPERATIONS)[number]['id'];
+/** The operations of the service's own routes (each with its handler in app.ts); a kind's sign route has the generic one. */
+export type OperationId = (typeof BEFORE_KINDS)[number]['id'] | (typeof AFTER_KINDS)[number]['id'];
+
+/** A kind's sign route as an operation: keyed, paired, rate-limited, answered 202 like every sign route. */
+export function kindOperation(route: KindRoute): Operation {
+  return {
+    id: route.id,
+    method: 'POST',
+    path: route.path,
+    summary: route.summary,
+    auth: true,
+    paired: true,
+    rateLimited: true,
+    errors: [503],
+    body: { spec: route.body },
+    success: { status: 202, schema: ref('Accepted'), description: 'Accepted: read the outcome at GET /v1/results/{request_id}' },
+  };
+}
+
+/** Every operation of a service signing these kinds, in the document's order. */
+export function operationsOf(kinds: readonly SignatureKind[]): Operation[] {
+  return [...BEFORE_KINDS, ...kinds.flatMap((k) => (k.route ? [kindOperation(k.route)] : [])), ...AFTER_KINDS];
+}
+
+/** The operations of the built-in kinds. */
+export const OPERATIONS: readonly Operation[] = operationsOf(BUILT_IN_KINDS);
 
 /** The error statuses an operation can answer: 403 and 500 everywhere, then what its checks imply. */
 export function errorStatuses(op: Operation): number[] {

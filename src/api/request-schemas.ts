@@ -3,73 +3,22 @@
  * validator (`parseBody`) and the OpenAPI schema (`bodySchema`) are derived, so the document
  * cannot promise what the service refuses. The checks themselves stay in validate.ts (their exact
  * messages are part of the contract); a field kind only says which check applies. A new field is
- * one entry here; a new kind is one case in `parseField` and one in `fieldSchema`.
+ * one entry in its body's description; a new kind of value is one case in `parseField` and one in
+ * `fieldSchema` (and its name in domain/request-body.ts). The sign bodies of kinds with a JSON
+ * route are their own (signing/kinds/); the PAdES ones are here, beside their route.
  */
 import { MAX_CHAIN_ID, parseChainId, parseTxHash } from '../evm';
-import { PADES_LEVELS, REVOCATION_POLICIES, type PadesLevel, type RevocationPolicy } from '../domain/pades';
+import { PADES_LEVELS, REVOCATION_POLICIES } from '../domain/pades';
+import { CHIP_PIN_DESCRIPTION, type BodySpec, type FieldSpec, type Parsed } from '../domain/request-body';
 import { InvalidInputError } from '../domain/errors';
 import { assertKnownFields, DISPLAY_TEXT_PATTERN, FIELD_MAX_CHARS, optionalDisplayText, optionalString, optionalStringMap, requiredString, RESERVED_NAMES, typeName, VARIABLE_NAME_MAX_CHARS, VARIABLES_MAX_ENTRIES } from './validate';
 
 export type JsonSchema = Record<string, unknown>;
 
-export type FieldKind =
-  /** A document in base64: presence only here; the tolerance rules decode it (api/base64-repair.ts). */
-  | 'document'
-  /** Text of at most FIELD_MAX_CHARS characters; `nonEmpty`: "" is refused (it would name nothing). */
-  | 'text'
-  /** Text a reader of the signature sees (/Name, /Reason, /Location, the stamp): no controls, no bidi overrides. */
-  | 'display_text'
-  /** Design variables: name -> text (CONTRACT bounds; `__proto__`, `constructor`, `prototype` refused as names). */
-  | 'text_map'
-  /** 32 bytes as 64 hex digits after an optional 0x (CONTRACT tx_hash). */
-  | 'hash32'
-  /** EIP-155 chain id (CONTRACT chain_id). */
-  | 'chain_id'
-  /** A PAdES baseline level, ETSI EN 319 142-1 §4 (CONTRACT extension `level`). */
-  | 'pades_level'
-  /** A DocMDP permission 1, 2 or 3, ISO 32000-1 Table 254 (CONTRACT extension `certify`). */
-  | 'docmdp'
-  /** What local validation does without a certificate's revocation status (domain/pades.ts RevocationPolicy). */
-  | 'revocation_policy'
-  /** A chip PIN for one signature (CONTRACT extension `chip_pin`): parsed to UTF-8 bytes, never echoed in a message. */
-  | 'pin';
-
-export interface FieldSpec {
-  kind: FieldKind;
-  required: boolean;
-  nonEmpty?: boolean;
-  description: string;
-}
-
-export type BodySpec = Readonly<Record<string, FieldSpec>>;
-
-/** The values a body spec parses to, by kind. */
-type ValueOf<F extends FieldSpec> = F['kind'] extends 'hash32'
-  ? Uint8Array
-  : F['kind'] extends 'pades_level'
-    ? PadesLevel | null
-  : F['kind'] extends 'docmdp'
-    ? 1 | 2 | 3 | null
-  : F['kind'] extends 'revocation_policy'
-    ? RevocationPolicy | null
-  : F['kind'] extends 'pin'
-    ? Uint8Array | null
-  : F['kind'] extends 'chain_id'
-    ? number | null
-    : F['kind'] extends 'text_map'
-      ? Record<string, string>
-      : F['kind'] extends 'document'
-        ? unknown
-        : F['required'] extends true
-          ? string
-          : string | null;
-export type Parsed<B extends BodySpec> = { -readonly [K in keyof B]: ValueOf<B[K]> };
+export type { BodySpec, FieldKind, FieldSpec, Parsed } from '../domain/request-body';
 
 /** The longest chip PIN taken (CONTRACT: chip_pin ≤ 64 characters; PKCS#11 tokens take far less). */
 export const CHIP_PIN_MAX_CHARS = 64;
-
-const CHIP_PIN_DESCRIPTION =
-  'The signatory\'s PIN for this one signature, for a credential whose chip keeps none (pin_per_request in GET /v1/credentials): used for its logins, held in memory only, never stored, logged or echoed; a request still PENDING at a restart ends ERROR. JSON body only.';
 
 /** POST /v1/pades/sign (spec §4, CONTRACT bounds). Order matters: it is the order of the checks. */
 export const PADES_SIGN_BODY = {
@@ -96,14 +45,6 @@ export const PADES_VERIFY_BODY = {
   },
 } as const satisfies BodySpec;
 
-/** POST /v1/blockchain/sign (spec §4, CONTRACT tx_hash and chain_id). */
-export const BLOCKCHAIN_SIGN_BODY = {
-  tx_hash: { kind: 'hash32', required: true, description: 'keccak256 of the transaction: 64 hex digits, with or without 0x, any case' },
-  credential_key: { kind: 'text', required: true, nonEmpty: true, description: 'An evm credential (GET /v1/credentials)' },
-  chain_id: { kind: 'chain_id', required: false, description: 'EIP-155 chain id: v = chain_id * 2 + 35 + y_parity; absent or null: v = 27 + y_parity' },
-  chip_pin: { kind: 'pin', required: false, description: CHIP_PIN_DESCRIPTION },
-} as const satisfies BodySpec;
-
 function parseField(body: Record<string, unknown>, name: string, field: FieldSpec): unknown {
   switch (field.kind) {
     case 'document':
@@ -122,7 +63,7 @@ function parseField(body: Record<string, unknown>, name: string, field: FieldSpe
     case 'text_map':
       return optionalStringMap(body, name);
     case 'hash32':
-      return parseTxHash(body[name]);
+      return parseTxHash(body[name], name);
     case 'chain_id':
       return parseChainId(body[name]);
     case 'pades_level': {

@@ -36,27 +36,28 @@ function hexValue(code: number): number {
 
 /**
  * CONTRACT: `tx_hash` is exactly 64 hex digits after an optional `0x`/`0X`, any case, no
- * whitespace. Returns the 32 bytes (the keccak256 the caller wants signed).
+ * whitespace. Returns the 32 bytes (the keccak256 the caller wants signed). `name`: the field's,
+ * for another request's 32-byte field of the same shape.
  */
-export function parseTxHash(value: unknown): Uint8Array {
+export function parseTxHash(value: unknown, name = 'tx_hash'): Uint8Array {
   if (typeof value !== 'string') {
-    throw new InvalidInputError(`tx_hash must be a string of ${TX_HASH_SHAPE}, got ${describeType(value)}`);
+    throw new InvalidInputError(`${name} must be a string of ${TX_HASH_SHAPE}, got ${describeType(value)}`);
   }
   if (value.length === 0) {
-    throw new InvalidInputError(`tx_hash must be ${TX_HASH_SHAPE}, got an empty string`);
+    throw new InvalidInputError(`${name} must be ${TX_HASH_SHAPE}, got an empty string`);
   }
   const start = value.length >= 2 && value[0] === '0' && (value[1] === 'x' || value[1] === 'X') ? 2 : 0;
   // Bad characters first: "0x…\n" is better explained by the newline than by its length.
   for (let i = start; i < value.length; i++) {
     if (hexValue(value.charCodeAt(i)) < 0) {
       throw new InvalidInputError(
-        `tx_hash must be ${TX_HASH_SHAPE}, got ${describeChar(value.charCodeAt(i))} at index ${i}`,
+        `${name} must be ${TX_HASH_SHAPE}, got ${describeChar(value.charCodeAt(i))} at index ${i}`,
       );
     }
   }
   const digits = value.length - start;
   if (digits !== 64) {
-    throw new InvalidInputError(`tx_hash must be ${TX_HASH_SHAPE}, got ${digits} hex digits`);
+    throw new InvalidInputError(`${name} must be ${TX_HASH_SHAPE}, got ${digits} hex digits`);
   }
   const out = new Uint8Array(32);
   for (let i = 0; i < 32; i++) {

@@ -18,13 +18,14 @@ export interface ScreenedCatalog {
 }
 
 /**
- * Every certificate of a PAdES credential's chain read once, here: the signer's description is
- * kept in the cache for GET /v1/credentials (which then parses nothing), and a chain with a
- * certificate that does not read would fail at signing time anyway (the CMS carries the chain).
+ * Every certificate of a credential's chain (a PAdES credential's) read once, here: the signer's
+ * description is kept in the cache for GET /v1/credentials (which then parses nothing), and a
+ * chain with a certificate that does not read would fail at signing time anyway (the CMS carries
+ * the chain).
  */
 function screenCredential(c: CachedCredential): { ok: CachedCredential } | { problem: string } {
-  if (c.type !== 'pades') return { ok: c };
-  const chain = c.certificate_chain ?? [];
+  const chain = c.certificate_chain;
+  if (!chain) return { ok: c };
   let signer: CachedCredential['certificate'];
   for (const [i, b64] of chain.entries()) {
     try {

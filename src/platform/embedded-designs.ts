@@ -74,12 +74,13 @@ export function removeDesign(file: JsonCollection<EmbeddedConfig>, designKey: st
 
 /**
  * The cache as a sync of the embedded platform would leave it for designs (embedded-catalog.ts):
- * its designs, and the default on every chip pades credential; no chip needed, so a token that is
- * unplugged does not stop a design change. The running service re-reads cache.json on change.
+ * its designs, and the default on every credential of a chip key with a certificate (the pades
+ * ones it makes); no chip needed, so a token that is unplugged does not stop a design change. The
+ * running service re-reads cache.json on change.
  */
 export function applyDesignsToCache(cache: JsonCollection<CatalogCache>, cfg: EmbeddedConfig): void {
   cache.update((c) => {
     c.designs = cfg.designs;
-    for (const cred of c.credentials) if (cred.type === 'pades' && cred.engine === 'chip') cred.default_design_key = cfg.default_design_key;
+    for (const cred of c.credentials) if (cred.certificate_chain && cred.chip_key_id) cred.default_design_key = cfg.default_design_key;
   });
 }

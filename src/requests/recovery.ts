@@ -1,5 +1,5 @@
 import { LocalsignError, SigningError } from '../domain/errors';
-import { attemptsOf, type RequestStore } from '../store/request-store';
+import { attemptsOf, type RequestEntry, type RequestStore } from '../store/request-store';
 import { mayResume } from './lifecycle';
 import type { RequestRegistry } from './registry';
 
@@ -17,6 +17,8 @@ export async function recoverPending(o: {
   store: RequestStore;
   registry: RequestRegistry;
   hasWorkFile: (requestId: string) => boolean;
+  /** Whether a request's kind keeps its document on disk (its kind's table: signing/kinds/). */
+  holdsDocument: (entry: RequestEntry) => boolean;
   resume: (entry: ReturnType<RequestStore['pending']>[number]) => void;
   /** Ids of documents in work/; those of no PENDING request are left from a crash and removed. */
   workFiles?: { list: () => string[]; remove: (requestId: string) => void | Promise<void> };
@@ -32,9 +34,9 @@ export async function recoverPending(o: {
   for (const entry of o.store.pending()) {
     if (!mayResume(attemptsOf(entry))) {
       const id = entry.requestId;
-      failing.push(o.registry.fail(id, new LocalsignError('internal', STOPPED_WHILE_SIGNING, { type: 'interrupted' })).then(() => entry.kind === 'pades' && o.workFiles?.remove(id)));
+      failing.push(o.registry.fail(id, new LocalsignError('internal', STOPPED_WHILE_SIGNING, { type: 'interrupted' })).then(() => o.holdsDocument(entry) && o.workFiles?.remove(id)));
       failed += 1;
-    } else if (entry.kind === 'pades' && !o.hasWorkFile(entry.requestId)) {
+    } else if (o.holdsDocument(entry) && !o.hasWorkFile(entry.requestId)) {
       failing.push(o.registry.fail(entry.requestId, new SigningError('the service restarted and the document of this request was not on disk; submit it again')));
       failed += 1;
     } else {

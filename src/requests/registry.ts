@@ -1,15 +1,21 @@
 import { newRequestId } from '../config/ids';
 import type { ErrorRecorder } from '../diagnostics/error-recorder';
 import type { Logger } from '../log/logger';
-import type { EvmParams, PadesParams, RequestEntry, RequestStore } from '../store/request-store';
-import type { AuditLog } from './audit-log';
+import type { RequestEntry, RequestParams, RequestStore } from '../store/request-store';
+import type { AuditLog, AuditRecord } from './audit-log';
 import { canTransition } from './lifecycle';
 
-/** A request to create: typed parameters per kind. */
-export type NewRequest = { credentialKey: string; wrapperKey: string | null; id?: string } & (
-  | { kind: 'pades'; params: PadesParams }
-  | { kind: 'blockchain'; params: EvmParams }
-);
+/** A request to create: its kind's name and params (signing/kinds/). */
+export interface NewRequest {
+  kind: string;
+  params: RequestParams;
+  credentialKey: string;
+  wrapperKey: string | null;
+  id?: string;
+}
+
+/** A kind's name as the audit record's `kind` (any kind's, as it is: AuditRecord still lists the two built-in ones). */
+const auditKind = (kind: string) => kind as AuditRecord['kind'];
 
 /**
  * The only writer of a request's status (STYLE §2). Every final transition is persisted before it
@@ -119,7 +125,7 @@ export class RequestRegistry {
       // Audit first (CONTRACT Security: every signature has its audit record): a crash or a failed
       // write in between leaves the request PENDING, to be signed again, never DONE unaccounted for.
       await Promise.all([
-        this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapperKey, credential_key: entry.credentialKey, kind: entry.kind, digest: digestHex, outcome: 'DONE' }),
+        this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapperKey, credential_key: entry.credentialKey, kind: auditKind(entry.kind), digest: digestHex, outcome: 'DONE' }),
         persist?.(),
       ]);
       this.afterAudit?.();
@@ -143,7 +149,7 @@ export class RequestRegistry {
     this.log.error(`${id} ${entry.kind} credential=${entry.credentialKey} ERROR in ${Date.parse(at) - Date.parse(entry.createdAt)} ms: ${rec.short} (${rec.error_id})`);
     await Promise.all([
       this.store.markError(id, at, rec.short, rec.error_id),
-      this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapperKey, credential_key: entry.credentialKey, kind: entry.kind, digest: digestHex, outcome: 'ERROR' }),
+      this.audit.append({ ts: at, request_id: id, wrapper_key: entry.wrapperKey, credential_key: entry.credentialKey, kind: auditKind(entry.kind), digest: digestHex, outcome: 'ERROR' }),
     ]).finally(() => {
       this.settling.delete(id);
       this.wake(id);

@@ -225,14 +225,15 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
       now: ctx.now(),
       maxAgeMs: ctx.config.retentionMs,
       maxResults: ctx.config.retentionMaxResults,
-      // Only a PAdES request has documents (its kind holds one, signing/kinds/pades.ts); the four
+      // Only a kind that holds a document has files (its table says so, signing/kinds/); the four
       // removals of files an EVM request never had were most of a sweep's work after an EVM burst.
-      forget: (e) => (e.kind === 'pades' ? ctx.documents.forget(e.requestId) : undefined),
+      forget: (e) => (ctx.kinds.holdsDocument(e.kind) ? ctx.documents.forget(e.requestId) : undefined),
     });
   const recovered = await recoverPending({
     store,
     registry,
     hasWorkFile: (id) => ctx.documents.hasInput(id),
+    holdsDocument: (e) => ctx.kinds.holdsDocument(e.kind),
     resume: (e) => jobs.resume(e),
     workFiles: { list: () => ctx.documents.listWork(), remove: (id) => ctx.documents.releaseWork(id) },
   });

@@ -1,22 +1,42 @@
 /**
- * Who signs (issue 18): one seam between what is signed (a kind: PAdES, EVM; signing/kinds/) and
- * who signs it (an engine: this machine's chip, or the remote platform; signing/engines/). The job
- * runner and the kinds know neither engine by name; an engine knows no document. A new engine is
- * one file in engines/ and one line in engines/index.ts.
+ * Who signs: an engine signs a 32-byte digest with the key a credential names, for the algorithm
+ * that key declares, and gives back the raw signature. It knows no kind of request (what the
+ * digest is a digest of, how the signature is encoded, how it is checked: signing/kind.ts), the
+ * way pyHanko's `Signer.async_sign_raw` knows no PDF. A new engine is one definition
+ * (`EngineDefinition`) registered in engines/index.ts; docs/architecture.md walks through it.
  */
-import type { EngineName } from '../domain/signing';
+import type { Chip } from '../chip/types';
+import type { DigestLabel, PlatformSigningDeps } from '../platform/remote';
 import type { CachedCredential } from '../store/catalog-types';
+import type { SignTask, SignTaskResult } from './sign-tasks';
 
-/**
- * What a kind asks an engine to sign: one 32-byte digest of one request, in one of two forms.
- * `cms`: the SignatureValue of a CMS SignerInfo over `signedAttributes` (RFC 5652 §5.4; RSA
- * PKCS #1 v1.5, or ECDSA as DER SEQUENCE{r, s}). `evm`: secp256k1 r, low s and the recovery id,
- * recovering to the credential's address.
- */
-export type SignatureRequest = {
+/** What a credential's key computes over a 32-byte digest. */
+export type KeyAlgorithm =
+  /** RSASSA-PKCS1-v1_5 (RFC 8017 §8.2) over DigestInfo(sha256, digest): the signature, as long as the modulus. */
+  | 'rsa-pkcs1-sha256'
+  /** ECDSA (SEC 1 §4.1.3) on P-256 over the digest as given (no second hash): r‖s, 32 bytes each. */
+  | 'ecdsa-p256'
+  /** ECDSA on secp256k1 over the digest as given: r‖s, s as the key made it (a kind that wants low-s applies it). */
+  | 'ecdsa-secp256k1';
+
+/** One digest of one request, to sign. */
+export interface DigestRequest {
   requestId: string;
   credential: CachedCredential;
+  /** 32 bytes. */
   digest: Uint8Array;
+  algorithm: KeyAlgorithm;
+  /**
+   * What the digest is, for a signer that shows or records it (PLATFORM.md's `kind`,
+   * `digest_algorithm`, `chain_id`, and the shape of its answer): from the kind's table, passed on
+   * as it is. null: the kind has no such words (the platform does not sign it).
+   */
+  label: DigestLabel | null;
+  /**
+   * ecdsa-secp256k1: the public key (65 bytes, 04‖X‖Y) the recovery id must recover to. An engine
+   * that `recovers` may answer the recovery id checked against it in the same step.
+   */
+  recoverTo?: Uint8Array;
   /** The request runs again after a restart: a remote engine may have its digest already. */
   resumed: boolean;
   /** The request's own chip PIN (`chip_pin`), when it brought one. */
@@ -28,18 +48,60 @@ export type SignatureRequest = {
    * when the request has ended. Once it returns the signature will exist (JobRun.signing).
    */
   onSigning?: () => void;
-} & ({ form: 'cms'; signedAttributes: Uint8Array } | { form: 'evm'; chainId: number | null });
+}
 
-export type Signature<R extends SignatureRequest = SignatureRequest> = R extends { form: 'cms' } ? Uint8Array : { r: bigint; s: bigint; yParity: 0 | 1 };
+/** What an engine gives back: the raw signature, and what it knows besides. */
+export interface RawSignature {
+  /** rsa-pkcs1-sha256: the signature. ecdsa-*: r‖s, 32 bytes each. */
+  signature: Uint8Array;
+  /** ecdsa-secp256k1, when the engine knows it: the recovery id of this (r, s) (SEC 1 §4.1.6). */
+  recoveryId?: 0 | 1;
+  /**
+   * The engine found `recoveryId` on this machine by recovering to `recoverTo` (its own check, not
+   * a claim from elsewhere): the kind need not recover again.
+   */
+  recoveryChecked?: boolean;
+}
 
-export interface SigningEngine {
-  readonly name: EngineName;
+/** An engine's synchronous facts, read by the catalogue, accept and the API without making it. */
+export interface EngineFacts {
+  /** The catalogue's `engine` (PLATFORM.md "Catalogue"). */
+  readonly name: string;
+  /** Who signs, in the words of a message: "the platform" ("… is signed by the platform"). */
+  readonly signer: string;
+  /** The `engine` value's meaning in the OpenAPI document. */
+  readonly summary: string;
   /**
    * The digest leaves this machine: its request must be durable and visible before (an answer
    * may be pushed at once), and after a restart the digest may already be signed out there.
    */
   readonly remote: boolean;
-  sign<R extends SignatureRequest>(request: R, signal: AbortSignal): Promise<Signature<R>>;
+  /**
+   * Its credentials name a key on this machine's chip (`chip_key_id`, PLATFORM.md): the key is
+   * found at sync, a request may bring `chip_pin`, and the credential shows its PIN flags.
+   */
+  readonly onChip: boolean;
+}
+
+export interface SigningEngine extends EngineFacts {
+  /** Given `recoverTo`, it may answer the recovery id checked against that key in one step. */
+  readonly recovers: boolean;
+  sign(request: DigestRequest, signal: AbortSignal): Promise<RawSignature>;
   /** The request is final: anything kept for its answer goes. */
   forget?(requestId: string): void;
+}
+
+/** An engine as the service registers it (engines/index.ts): its facts, and how to make it once per service. */
+export interface EngineDefinition extends EngineFacts {
+  make(deps: EngineDeps): Pick<SigningEngine, 'recovers' | 'sign' | 'forget'>;
+}
+
+/**
+ * What engines are made with (context.ts): a signing thread's tasks, this machine's chip, the
+ * paired platform. An engine takes what it needs and ignores the rest.
+ */
+export interface EngineDeps {
+  getChip: () => Promise<Chip>;
+  runTask: (task: SignTask, o?: { signal?: AbortSignal }) => Promise<SignTaskResult>;
+  platform: PlatformSigningDeps;
 }

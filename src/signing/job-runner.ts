@@ -1,8 +1,9 @@
 import { isStorageError, LocalsignError } from '../domain/errors';
 import type { RequestRegistry } from '../requests/registry';
 import type { RequestEntry } from '../store/request-store';
-import type { AcceptedCatalog, Job, JobDeps, JobRun } from './job-types';
-import { signatureKind, type SignatureKind } from './kinds';
+import type { SigningEngine } from './engine';
+import type { AcceptedCatalog, JobDeps, JobOutcome, JobRun } from './job-types';
+import type { KindJob, SignatureKind } from './kind';
 import { Slots } from '../workers/slots';
 
 /** Backoff of a final transition the disk refused (full or read-only): 250 ms doubling to 5 s. */
@@ -14,6 +15,93 @@ const RETRY_MAX_MS = 5_000;
  * request PENDING for ever.
  */
 const SIGNING_GRACE_MS = 30_000;
+
+/** A run's final transition, and the result it may already have written (removed if no DONE can follow). */
+interface Settlement {
+  failing: boolean;
+  write: () => Promise<unknown>;
+  written?: Promise<void> | null;
+  discard?: (() => Promise<void>) | null;
+}
+
+/**
+ * A run's timeout (CONTRACT: never PENDING for ever; a timestamp authority that never answers ends
+ * it then), as an AbortSignal that reaches every queue and step the job waits in (the document
+ * slots, the worker pools, the chip's queue, PDF workers, HTTP calls), so the request ends ERROR at
+ * once, even while it waits behind a busy token.
+ *
+ * What it must not do is hide a signature (issue 18: "its audit record then says ERROR for a
+ * signature that exists"). Nothing signs without `signing()` first (the PKCS#11 chip calls it
+ * right before C_Sign, after its last look at the signal), and `signing()` refuses once the run
+ * is aborted: a request that has ended never reaches the token. Between `signing()` and
+ * `signed()` the token is making the signature and nothing can stop it, so a timeout then waits
+ * for its outcome (at most SIGNING_GRACE_MS): a token error ends the request with that error, and
+ * a signature ends it ERROR at once, its audit record naming the digest signed. Once `signed()`
+ * was called, any ERROR names it.
+ */
+class RunClock {
+  private readonly abort = new AbortController();
+  /** Rejects with the abort reason: raced against each step, for one that ignores the signal. */
+  readonly expired: Promise<never>;
+  private signingDigest: string | null = null;
+  /** The digest of a signature made in this run, once `signed()` said so. */
+  signedDigest: string | null = null;
+  private overdue = false;
+  private abandoned = false;
+  private timer: NodeJS.Timeout;
+
+  constructor(remainingMs: number, private readonly timedOut: () => LocalsignError) {
+    this.expired = new Promise<never>((_, reject) => {
+      this.abort.signal.addEventListener('abort', () => reject(this.abort.signal.reason), { once: true });
+    });
+    // Observed here so a timeout firing while the job module still loads is not an unhandled
+    // rejection; the races still see it.
+    this.expired.catch(() => undefined);
+    this.timer = setTimeout(() => this.onTimeout(), Math.max(0, remainingMs));
+    this.timer.unref?.();
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  private onTimeout(): void {
+    this.overdue = true;
+    if (this.signingDigest === null || this.signedDigest !== null) return this.abort.abort(this.timedOut());
+    this.timer = setTimeout(() => {
+      this.abandoned = this.signedDigest === null;
+      this.abort.abort(this.timedOut());
+    }, SIGNING_GRACE_MS);
+    this.timer.unref?.();
+  }
+
+  /** JobRun.signing. */
+  readonly signing = (digestHex: string): void => {
+    this.abort.signal.throwIfAborted();
+    this.signingDigest = digestHex;
+  };
+
+  /** JobRun.signed. */
+  readonly signed = (digestHex: string): void => {
+    this.signedDigest = digestHex;
+    if (this.overdue) this.abort.abort(this.timedOut());
+    this.abort.signal.throwIfAborted();
+  };
+
+  /** The run failed: everything it still waits in stops. */
+  fail(error: unknown): void {
+    this.abort.abort(error);
+  }
+
+  /** A failed run's signature to name: the one made, or one a token never answered for (it may have signed). */
+  digestMade(): string | null {
+    return this.signedDigest ?? (this.abandoned ? this.signingDigest : null);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+}
 
 /**
  * Runs accepted requests to DONE or ERROR. A request never stays PENDING forever: each run races
@@ -77,118 +165,31 @@ export class JobRunner {
     this.inFlight.set(id, run);
   }
 
+  /**
+   * One run, in four steps: the job in its slot under the request's timeout (`work`), its outcome
+   * as the final transition to write (`completion`, or a failure naming any signature made), that
+   * transition written once the PENDING record is durable (`settleDurably`), and what the request
+   * kept for a restart let go once it is final.
+   */
   private async run(entry: RequestEntry, created: Promise<void>, resumed: boolean, accepted?: AcceptedCatalog): Promise<void> {
-    const remaining = Date.parse(entry.createdAt) + this.timeoutMs - this.deps.now().getTime();
-    // The timeout aborts the run: the signal reaches every queue and step the job waits in (the
-    // document slots, the worker pools, the chip's queue, PDF workers, HTTP calls), so the request
-    // ends ERROR at once, even while it waits behind a busy token, and the race below ends it even
-    // for a step that ignores the signal.
-    const abort = new AbortController();
-    const timeout = new Promise<never>((_, reject) => {
-      abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true });
-    });
-    // Issue 18: "its audit record then says ERROR for a signature that exists". The timeout still
-    // bounds the whole run (CONTRACT: never PENDING for ever; a timestamp authority that never
-    // answers ends it then), so what it must not do is hide a signature. Nothing signs without
-    // `signing()` first (the PKCS#11 chip calls it right before C_Sign, after its last look at the
-    // signal), and `signing()` refuses once the run is aborted: a request that has ended never
-    // reaches the token. Between `signing()` and `signed()` the token is making the signature and
-    // nothing can stop it, so a timeout then waits for its outcome (at most SIGNING_GRACE_MS): a
-    // token error ends the request with that error, and a signature ends it ERROR at once, its
-    // audit record naming the digest signed. Once `signed()` was called, any ERROR names it.
-    let signingDigest: string | null = null;
-    let signedDigest: string | null = null;
-    let expired = false;
-    let abandoned = false;
-    const timedOut = () => new LocalsignError('upstream', `signing did not complete within ${Math.round(this.timeoutMs / 1000)} s`, { type: 'timeout' });
-    // Who signs: the engine of the credential the request was accepted with (params.engine).
-    const engine = this.deps.engines(entry.params.engine);
-    let kind: SignatureKind | null = null;
-    const jobRun: JobRun = {
-      engine,
-      signal: abort.signal,
-      resumed,
-      accepted,
-      signing: (digestHex) => {
-        abort.signal.throwIfAborted();
-        signingDigest = digestHex;
-      },
-      signed: (digestHex) => {
-        signedDigest = digestHex;
-        if (expired) abort.abort(timedOut());
-        abort.signal.throwIfAborted();
-      },
-    };
-    let timer = setTimeout(() => {
-      expired = true;
-      if (signingDigest === null || signedDigest !== null) return abort.abort(timedOut());
-      timer = setTimeout(() => {
-        abandoned = signedDigest === null;
-        abort.abort(timedOut());
-      }, SIGNING_GRACE_MS);
-      timer.unref?.();
-    }, Math.max(0, remaining));
-    timer.unref?.();
-    // Observed here so a timeout firing while the job module still loads is not an unhandled
-    // rejection; Promise.race below still sees it.
-    timeout.catch(() => undefined);
-    let settle: () => Promise<unknown>;
-    let failing = false;
-    /** The result's write, started as soon as the job had it, and how to remove it. */
-    let persisted: { written: Promise<void> | null; discard: (() => Promise<void>) | null } | null = null;
+    const clock = new RunClock(Date.parse(entry.createdAt) + this.timeoutMs - this.deps.now().getTime(), () => new LocalsignError('upstream', `signing did not complete within ${Math.round(this.timeoutMs / 1000)} s`, { type: 'timeout' }));
+    let job: KindJob | null = null;
+    let engine: SigningEngine | null = null;
+    let settlement: Settlement;
     try {
-      kind = (await signatureKind(entry.kind)) as SignatureKind;
-      const job = kind.run as Job;
-      // A job that must queue for its slot lets a large document wait on disk meanwhile.
-      if (kind.holdsDocument && !this.documentSlots.free) kind.queued?.(entry, this.deps);
-      const release = kind.holdsDocument ? await this.documentSlots.acquire(abort.signal) : () => undefined;
-      let work: ReturnType<Job> | null = null;
-      let outcome;
-      try {
-        // A resume that only waits for a remote engine's answer does no local work a crash could
-        // repeat, so it is not an attempt (a phone approval may span several restarts).
-        if (resumed && !(engine.remote && (await kind.digestOut(entry, this.deps)))) {
-          const attempt = this.registry.recordAttempt(entry.requestId);
-          attempt.catch(() => undefined); // observed even when the timeout wins the race
-          await Promise.race([attempt, timeout]);
-          this.counted.add(entry.requestId);
-        }
-        // Test build only (config.ts testFaultOf): dropped from the release bundle.
-        TEST_FAULT: if (this.deps.testFault === 'kill-in-job') await killForTest(created);
-        // A digest leaves the machine (a remote engine) only once its PENDING record is durable
-        // and visible: the answer may be pushed at once, and /receive must find the request (a
-        // push before that was a 404 under load), and a crash must not forget a request that is
-        // already being signed out there.
-        if (engine.remote) await Promise.race([created, timeout]);
-        work = job(entry, this.deps, jobRun);
-        outcome = await Promise.race([work, timeout]);
-      } finally {
-        // The slot is given back when the job's work has stopped, not when the timeout ended its
-        // request (issue 18): its document and its PDF worker are in use until then.
-        if (work) void work.then(release, release);
-        else release();
-      }
-      // The result is written now, while the PENDING record and the input may still be on their
-      // way to the disk (issue 18: on a small PDF the result's own fsync waited for theirs); the
-      // DONE record is written only after all of them (complete, after `created` below).
-      const { persist, discard } = outcome;
-      let early: Promise<void> | null = persist ? persist() : null;
-      early?.catch(() => undefined);
-      persisted = { written: early, discard: discard ?? null };
-      settle = () => {
-        // A retry after a refused write (settleDurably) writes again.
-        const write = early ?? persist?.();
-        early = null;
-        return this.registry.complete(entry.requestId, outcome.result, outcome.digestHex, write ? () => write : undefined);
-      };
+      // What is signed and who signs: the request's kind, and the engine of the credential it was
+      // accepted with (params.engine). A name this build does not know ends the request ERROR.
+      const kind = this.deps.kinds(entry.kind);
+      engine = this.deps.engines(entry.params.engine);
+      job = await kind.job();
+      const run: JobRun = { engine, signal: clock.signal, resumed, accepted, signing: clock.signing, signed: clock.signed };
+      settlement = this.completion(entry, await this.work(entry, kind, job, run, clock.expired, created));
     } catch (error) {
-      abort.abort(error);
-      failing = true;
-      // A token that never answered its C_Sign may still have signed: its digest is named too.
-      const digest = signedDigest ?? (abandoned ? signingDigest : null) ?? kind?.auditDigest(entry) ?? null;
-      settle = () => this.registry.fail(entry.requestId, error, digest);
+      clock.fail(error);
+      const digest = clock.digestMade() ?? job?.auditDigest(entry) ?? null;
+      settlement = { failing: true, write: () => this.registry.fail(entry.requestId, error, digest) };
     } finally {
-      clearTimeout(timer);
+      clock.stop();
       // The request's own chip PIN is over with its run, whatever happened (issue 16).
       accepted?.chipPin?.fill(0);
     }
@@ -196,24 +197,80 @@ export class JobRunner {
       await created;
     } catch (error) {
       // No DONE can follow: a result already written goes.
-      if (persisted?.written && persisted.discard) await persisted.written.then(persisted.discard, () => undefined);
+      if (settlement.written && settlement.discard) await settlement.written.then(settlement.discard, () => undefined);
       // The PENDING record never reached the disk: the caller got an error, not a 202.
       if (!this.registry.get(entry.requestId)) return;
       // It did, but the document did not (a full disk takes a short line, not a document): the
       // caller got the error, and the request must not stay PENDING for the rest of this run.
-      failing = true;
-      settle = () => this.registry.fail(entry.requestId, error, kind?.auditDigest(entry) ?? null);
+      settlement = { failing: true, write: () => this.registry.fail(entry.requestId, error, job?.auditDigest(entry) ?? null) };
     }
-    await this.settleDurably(entry, settle, failing, signedDigest ?? kind?.auditDigest(entry) ?? null);
+    await this.settleDurably(entry, settlement.write, settlement.failing, clock.signedDigest ?? job?.auditDigest(entry) ?? null);
     // Once final, the documents kept for a restart are no longer needed (this runs after
     // `created`, so the work file's own write has finished). If the final state could not be
     // written (the journal closed at shutdown), the request is still PENDING and keeps them.
-    if (this.registry.get(entry.requestId)?.status !== 'PENDING') {
+    if (this.registry.get(entry.requestId)?.status !== 'PENDING' && engine) {
       // A kind without documents has nothing to release: three removals of absent files were 3 %
       // of the service's CPU per EVM signature (issue 10).
-      void kind?.release?.(entry, this.deps, engine);
+      void job?.release?.(entry, this.deps, engine);
       engine.forget?.(entry.requestId);
     }
+  }
+
+  /**
+   * The job, in a document slot when its kind holds a document (one that must wait for its slot
+   * lets its document wait on disk), raced against the timeout (`expired`) so that even a step
+   * that ignores the signal ends with it. The slot is given back when the job's work has stopped,
+   * not when the timeout ended its request (issue 18): its document and its PDF worker are in use
+   * until then.
+   */
+  private async work(entry: RequestEntry, kind: SignatureKind, job: KindJob, run: JobRun, expired: Promise<never>, created: Promise<void>): Promise<JobOutcome> {
+    if (kind.document && !this.documentSlots.free) job.queued?.(entry, this.deps);
+    const release = kind.document ? await this.documentSlots.acquire(run.signal) : () => undefined;
+    let work: Promise<JobOutcome> | null = null;
+    try {
+      // A resume that only waits for a remote engine's answer does no local work a crash could
+      // repeat, so it is not an attempt (a phone approval may span several restarts).
+      if (run.resumed && !(run.engine.remote && (await job.digestOut(entry, this.deps)))) {
+        const attempt = this.registry.recordAttempt(entry.requestId);
+        attempt.catch(() => undefined); // observed even when the timeout wins the race
+        await Promise.race([attempt, expired]);
+        this.counted.add(entry.requestId);
+      }
+      // Test build only (config.ts testFaultOf): dropped from the release bundle.
+      TEST_FAULT: if (this.deps.testFault === 'kill-in-job') await killForTest(created);
+      // A digest leaves the machine (a remote engine) only once its PENDING record is durable
+      // and visible: the answer may be pushed at once, and /receive must find the request (a
+      // push before that was a 404 under load), and a crash must not forget a request that is
+      // already being signed out there.
+      if (run.engine.remote) await Promise.race([created, expired]);
+      work = job.run(entry, this.deps, run);
+      return await Promise.race([work, expired]);
+    } finally {
+      if (work) void work.then(release, release);
+      else release();
+    }
+  }
+
+  /**
+   * A job's outcome as the DONE to write. The result is written now, while the PENDING record and
+   * the input may still be on their way to the disk (issue 18: on a small PDF the result's own
+   * fsync waited for theirs); the DONE record is written only after all of them (`run`).
+   */
+  private completion(entry: RequestEntry, outcome: JobOutcome): Settlement {
+    const { persist, discard } = outcome;
+    let early: Promise<void> | null = persist ? persist() : null;
+    early?.catch(() => undefined);
+    return {
+      failing: false,
+      written: early,
+      discard: discard ?? null,
+      write: () => {
+        // A retry after a refused write (settleDurably) writes again.
+        const write = early ?? persist?.();
+        early = null;
+        return this.registry.complete(entry.requestId, outcome.result, outcome.digestHex, write ? () => write : undefined);
+      },
+    };
   }
 
   /**

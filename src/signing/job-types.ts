@@ -4,16 +4,21 @@ import type { TestFault } from '../config/config';
 import type { HttpClient } from '../net/http-client';
 import type { CachedCredential, CachedDesign } from '../store/catalog-types';
 import type { DocumentStore } from '../store/document-store';
-import type { RequestEntry } from '../store/request-store';
+import type { KindParams, RequestEntry, RequestParams } from '../store/request-store';
 import type { DocumentWork, PreparedDocument } from '../workers/document-work';
-import type { EngineName } from '../domain/signing';
 import type { SigningEngine } from './engine';
+import type { SignTask, SignTaskResult } from './sign-tasks';
+import type { SignatureKind } from './kind';
 
 /** What a job needs, passed in (no module reaches for globals): easy to wire, easy to test. */
 export interface JobDeps {
   now: () => Date;
+  /** What is signed (signing/kinds/): the request's kind, by its name. */
+  kinds: (name: string) => SignatureKind;
   /** Who signs (signing/engines/): the request's engine, chosen once by the runner. */
-  engines: (name: EngineName) => SigningEngine;
+  engines: (name: string) => SigningEngine;
+  /** A task on a signing thread (sign-tasks.ts): a kind's CPU-bound checks (the EVM recovery id). */
+  runTask: (task: SignTask, o?: { signal?: AbortSignal }) => Promise<SignTaskResult>;
   findCredential: (key: string) => CachedCredential | undefined;
   findDesign: (key: string) => CachedDesign | undefined;
   documents: DocumentStore;
@@ -96,4 +101,4 @@ export interface JobOutcome {
   discard?: () => Promise<void>;
 }
 
-export type Job<K extends RequestEntry['kind'] = RequestEntry['kind']> = (entry: Extract<RequestEntry, { kind: K }>, deps: JobDeps, run: JobRun) => Promise<JobOutcome>;
+export type Job<P extends KindParams = RequestParams> = (entry: RequestEntry<P>, deps: JobDeps, run: JobRun) => Promise<JobOutcome>;

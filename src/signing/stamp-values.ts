@@ -1,7 +1,7 @@
 import { fillStampText } from '../platform/stamp-text';
 import type { StampSpec } from '../domain/pades';
 import { stampSpecOf, type CachedDesign } from '../store/catalog-types';
-import type { PadesParams } from '../store/request-store';
+import type { PadesParams } from './kinds';
 
 /** The signing date as it appears on stamps: unambiguous and locale-free. */
 export function formatStampDate(d: Date): string {

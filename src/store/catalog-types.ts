@@ -1,12 +1,13 @@
 import type { StampConflictPolicy, StampSpec } from '../domain/pades';
-import type { EngineName } from '../domain/signing';
 
 /** The catalogue as cached in cache.json (PLATFORM.md shapes; snake_case because it is wire data). */
 export interface CachedCredential {
   credential_key: string;
-  type: 'pades' | 'evm';
+  /** PLATFORM.md `type`: a credential type of a kind this service signs (signing/kinds/). */
+  type: string;
   name: string;
-  engine: EngineName;
+  /** PLATFORM.md `engine`: one of this service's engines (signing/engines/). */
+  engine: string;
   default_design_key: string | null;
   /** PAdES: base64 DER, signer first, root last. */
   certificate_chain?: string[];

@@ -1,44 +1,18 @@
 import { AppendJournal } from './append-journal';
-import type { DocMdpPermission, PadesLevel } from '../domain/pades';
-import type { EngineName } from '../domain/signing';
 
 export type RequestStatus = 'PENDING' | 'DONE' | 'ERROR';
-export type RequestKind = 'pades' | 'blockchain';
 
 /**
- * The request brought its own chip PIN (`chip_pin`, issue 16). Only this mark is journaled: the
- * PIN is held in memory for the one signature, so a request resumed after a restart has none and
- * ends ERROR instead of signing without it.
+ * What every kind's params carry (the kind's own fields beside them: signing/kinds/). `engine`:
+ * who signs, fixed at accept time. `pinFromRequest`: the request brought its own chip PIN
+ * (`chip_pin`, issue 16); only this mark is journaled: the PIN is held in memory for the one
+ * signature, so a request resumed after a restart has none and ends ERROR instead of signing
+ * without it.
  */
-export interface ChipPinMark {
+export type KindParams = {
+  engine: string;
   pinFromRequest?: true;
-}
-
-/**
- * What a PAdES request needs to run or resume (never the PDF: the document store keeps it), in
- * the service's words; the journal keeps the wire's names (STORED_PARAM_NAMES, converted below: issue
- * 18, one case change at each edge). `engine`: who signs, fixed at accept time.
- */
-export interface PadesParams extends ChipPinMark {
-  engine: EngineName;
-  designKey: string | null;
-  variables: Record<string, string>;
-  reason: string | null;
-  location: string | null;
-  signerName: string | null;
-  /** The PAdES level the request asked for (issue 12); null or absent: the service's default when it runs. */
-  level?: PadesLevel | null;
-  /** DocMDP permission of a certification signature; absent or null: an approval signature. */
-  certify?: DocMdpPermission | null;
-}
-
-/** What a blockchain request needs to run or resume. */
-export interface EvmParams extends ChipPinMark {
-  engine: EngineName;
-  /** 64 lowercase hex digits, no 0x. */
-  txHash: string;
-  chainId: number | null;
-}
+};
 
 /**
  * The journal's names, as every journal before issue 18 wrote them (and as the wire spells them):
@@ -48,16 +22,25 @@ type UpperLetter = 'A' | 'B' | 'C' | 'D' | 'E' | 'F' | 'G' | 'H' | 'I' | 'J' | '
 /** The camelCase keys of `T`: each needs its stored name below, so a new field cannot reach the journal in camelCase (the compiler says which is missing). */
 type CamelKeys<T> = { [K in keyof T]-?: K extends `${string}${UpperLetter}${string}` ? K : never }[keyof T];
 const STORED_ENTRY_NAMES = { requestId: 'request_id', credentialKey: 'credential_key', wrapperKey: 'wrapper_key', createdAt: 'created_at', completedAt: 'completed_at', errorId: 'error_id' } as const satisfies Record<CamelKeys<RequestEntryBase>, string>;
-const STORED_PARAM_NAMES = { pinFromRequest: 'pin_from_request', designKey: 'design_key', signerName: 'signer_name', txHash: 'tx_hash', chainId: 'chain_id' } as const satisfies Record<CamelKeys<PadesParams> | CamelKeys<EvmParams>, string>;
 
-function renamed(fields: object, names: Record<string, string>): Record<string, unknown> {
+/**
+ * A kind's params under their stored names: each camelCase key in snake_case (`designKey` as
+ * `design_key`, `txHash` as `tx_hash`), the names every journal has used. A rule rather than a
+ * list, so a new kind's fields cannot reach the journal in camelCase for want of a line here: the
+ * kind's params type is its own (signing/kinds/), and `KindParams` keys are camelCase by
+ * the kind contract. Read back, `_x` is `X` again; the variables map inside is not renamed.
+ */
+const storedParamName = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const paramNameOf = (stored: string): string => stored.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+function renamed(fields: object, name: (key: string) => string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) out[names[k] ?? k] = v;
+  for (const [k, v] of Object.entries(fields)) out[name(k)] = v;
   return out;
 }
-const inverse = (names: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(names).map(([a, b]) => [b, a]));
-const ENTRY_FROM_STORED = inverse(STORED_ENTRY_NAMES);
-const PARAM_FROM_STORED = inverse(STORED_PARAM_NAMES);
+const ENTRY_FROM_STORED: Record<string, string> = Object.fromEntries(Object.entries(STORED_ENTRY_NAMES).map(([a, b]) => [b, a]));
+const storedEntryName = (key: string): string => (STORED_ENTRY_NAMES as Record<string, string>)[key] ?? key;
+const entryNameOf = (stored: string): string => ENTRY_FROM_STORED[stored] ?? stored;
 
 /** An entry as the journal holds it: RequestEntryBase's fields under their stored names. */
 type StoredEntry = { [K in keyof RequestEntryBase as K extends keyof typeof STORED_ENTRY_NAMES ? (typeof STORED_ENTRY_NAMES)[K] : K]: RequestEntryBase[K] } & {
@@ -66,23 +49,27 @@ type StoredEntry = { [K in keyof RequestEntryBase as K extends keyof typeof STOR
 
 /** An entry as the journal writes it: its fields and params under their stored names. */
 function toStored(e: RequestEntry): StoredEntry {
-  return { ...renamed(e, STORED_ENTRY_NAMES), params: renamed(e.params, STORED_PARAM_NAMES) } as StoredEntry;
+  return { ...renamed(e, storedEntryName), params: renamed(e.params, storedParamName) } as StoredEntry;
 }
 
 /** An entry read from the journal, in the service's words. */
 function fromStored(e: StoredEntry): RequestEntry {
-  const params = renamed(e.params, PARAM_FROM_STORED) as unknown as RequestEntry['params'];
+  const params = renamed(e.params, paramNameOf) as RequestParams;
   // Journals from before the remote platform carry no engine: they were all chip requests.
   params.engine ??= 'chip';
-  return { ...renamed(e, ENTRY_FROM_STORED), params } as unknown as RequestEntry;
+  return { ...renamed(e, entryNameOf), params } as unknown as RequestEntry;
 }
 
-/** A signing request as persisted. Small: document bytes live in the document store. */
-export type RequestEntry = RequestEntryBase & ({ kind: 'pades'; params: PadesParams } | { kind: 'blockchain'; params: EvmParams });
+/** Any kind's params: the common fields, and the kind's own. */
+export type RequestParams = KindParams & Record<string, unknown>;
+
+/** A signing request as persisted, with its kind's params `P`. Small: document bytes live in the document store. */
+export type RequestEntry<P extends KindParams = RequestParams> = RequestEntryBase & { params: P };
 
 export interface RequestEntryBase {
   requestId: string;
-  kind: RequestKind;
+  /** Its kind's name (signing/kinds/). */
+  kind: string;
   status: RequestStatus;
   credentialKey: string;
   wrapperKey: string | null;

@@ -69,8 +69,8 @@ const home = mkdtempSync(join(tmpdir(), 'localsign-bench-'));
 try {
   // Pairs with the embedded default and makes the demo key (serve --demo), then stops.
   const demo = await startService(BUNDLE, home, ['--demo']);
-  // The demo prints its key once it made the chip (an RSA key among them): waited for, not guessed.
-  for (let i = 0; i < 300 && !demo.exports().LOCALSIGN_EVM_CREDENTIAL; i += 1) await sleep(50);
+  // serve --demo prints its exports once it listens: on a loaded machine later than /health answers.
+  for (const end = Date.now() + 10_000; !demo.exports().LOCALSIGN_EVM_CREDENTIAL && Date.now() < end; ) await sleep(50);
   const ex = demo.exports();
   await demo.stop();
   const creds = { key: ex.LOCALSIGN_KEY, secret: ex.LOCALSIGN_SECRET };

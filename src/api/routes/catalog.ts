@@ -1,43 +1,30 @@
 import type { Context } from 'hono';
 import type { AppContext } from '../../context';
-import { describeCertificate } from '../../pki/describe-certificate';
 import type { CachedCredential } from '../../store/catalog-types';
 import type { ApiEnv } from '../types';
 
 /**
- * The signer certificate's description: read at sync (platform/catalog-screen.ts) and kept in the
- * cache; only a cache written before that is read here, and a certificate that does not read then
- * leaves its credential out of the list (null) instead of failing the list for everyone (issue
- * 15). The next sync names it.
+ * Credential as the API shows it (CONTRACT GET /v1/credentials): no chip internals, the fields its
+ * type adds (kind.ts CredentialType `present`); null when it is left out (a certificate that does
+ * not read, or a type no kind of this service signs).
  */
-function signerOf(c: CachedCredential): CachedCredential['certificate'] | null | 'unreadable' {
-  if (c.certificate) return c.certificate;
-  const signer = c.certificate_chain?.[0];
-  if (!signer) return null;
-  try {
-    return describeCertificate(new Uint8Array(Buffer.from(signer, 'base64')));
-  } catch {
-    return 'unreadable';
-  }
-}
-
-/** Credential as the API shows it (CONTRACT GET /v1/credentials): no chip internals; null when its certificate does not read. */
-export function presentCredential(c: CachedCredential): Record<string, unknown> | null {
+export function presentCredential(ctx: Pick<AppContext, 'kinds' | 'engines'>, c: CachedCredential): Record<string, unknown> | null {
+  const type = ctx.kinds.credentialTypes().get(c.type);
+  if (!type) return null;
+  const onChip = ctx.engines.facts(c.engine)?.onChip === true;
   const base = {
     credential_key: c.credential_key,
     type: c.type,
     name: c.name,
     engine: c.engine,
-    default_design_key: c.type === 'evm' ? null : c.default_design_key,
+    default_design_key: type.takesDesign ? c.default_design_key : null,
     // CONTRACT: chip credentials may add pin_per_signature (the key is CKA_ALWAYS_AUTHENTICATE),
     // and pin_per_request (a sign request brings chip_pin), issue 16.
-    ...(c.engine === 'chip' && c.pin_per_signature !== undefined ? { pin_per_signature: c.pin_per_signature } : {}),
-    ...(c.engine === 'chip' && c.pin_per_request ? { pin_per_request: true } : {}),
+    ...(onChip && c.pin_per_signature !== undefined ? { pin_per_signature: c.pin_per_signature } : {}),
+    ...(onChip && c.pin_per_request ? { pin_per_request: true } : {}),
   };
-  if (c.type === 'evm') return { ...base, address: c.address };
-  const certificate = signerOf(c);
-  if (certificate === 'unreadable') return null;
-  return { ...base, certificate, certificate_chain: c.certificate_chain ?? [] };
+  const own = type.present(c);
+  return own ? { ...base, ...own } : null;
 }
 
 /** A wrapper limited to some credentials sees only those. */
@@ -45,7 +32,7 @@ export function listCredentials(ctx: AppContext) {
   return (c: Context<ApiEnv>) => {
     const allowed = c.get('wrapper').credentials;
     const list = ctx.cache.get().credentials.filter((x) => !allowed || allowed.includes(x.credential_key));
-    return c.json({ credentials: list.map(presentCredential).filter((x) => x !== null) });
+    return c.json({ credentials: list.map((x) => presentCredential(ctx, x)).filter((x) => x !== null) });
   };
 }
 

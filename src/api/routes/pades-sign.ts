@@ -3,7 +3,7 @@ import { Base64Bytes, decodePdfField, decodePdfFieldToFile } from '../base64-rep
 import { requirePdfHeader } from '../../signing/validation';
 import type { AppContext } from '../../context';
 import { InvalidInputError } from '../../domain/errors';
-import { acceptPades, type PadesSignInput } from '../../signing/accept';
+import { acceptPades, type PadesSignInput } from '../../signing/kinds';
 import { readBodyBytes, readBodyToFile, readJsonObject } from '../middleware/read-body';
 import { FILE_MIN_BYTES } from '../../store/file-bytes';
 import { PADES_SIGN_BODY, parseBody, type Parsed } from '../request-schemas';

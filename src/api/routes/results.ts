@@ -20,7 +20,7 @@ function visible(entry: RequestEntry | undefined, wrapperKey: string): entry is 
  * seconds, so a client needs one request per result instead of a polling loop (each poll costs
  * the service a full HTTP exchange).
  */
-async function visibleEntry(ctx: AppContext, c: Context<ApiEnv>, kind?: RequestEntry['kind']): Promise<RequestEntry> {
+async function visibleEntry(ctx: AppContext, c: Context<ApiEnv>, served?: (entry: RequestEntry) => boolean): Promise<RequestEntry> {
   const id = c.req.param('request_id') ?? '';
   const wait = parseWait(c.req.queries('wait'));
   const entry = ctx.requests.store.get(id);
@@ -28,7 +28,7 @@ async function visibleEntry(ctx: AppContext, c: Context<ApiEnv>, kind?: RequestE
     throw new LocalsignError('not_found', `no request ${id.slice(0, 64)}`, { type: 'not_found' });
   }
   // A request of another kind than the route serves answers at once (nothing to wait for).
-  if (entry.status !== 'PENDING' || wait === 0 || (kind !== undefined && entry.kind !== kind)) return entry;
+  if (entry.status !== 'PENDING' || wait === 0 || (served !== undefined && !served(entry))) return entry;
   await ctx.requests.registry.waitForFinal(id, wait * 1000);
   return ctx.requests.store.get(id) ?? entry;
 }
@@ -65,13 +65,15 @@ export function getResult(ctx: AppContext) {
       body.error = entry.error;
       body.error_id = entry.errorId;
     } else if (entry.status === 'DONE') {
-      if (entry.kind === 'pades') {
+      // A kind whose result is a document (the PAdES one): that document, from results/.
+      const document = ctx.kinds.get(entry.kind)?.document;
+      if (document) {
         const file = await ctx.documents.openResult(entry.requestId);
         if (!file) throw new LocalsignError('internal', 'the signed document of this request is missing from the results folder');
         // CONTRACT: a PAdES result may add `warnings` (for example a stamp moved to free space).
         const warnings = entry.result?.warnings;
         if (Array.isArray(warnings) && warnings.length > 0) body.warnings = warnings;
-        const answer = base64JsonBody(JSON.stringify(body).slice(0, -1), 'pdf_base64', file);
+        const answer = base64JsonBody(JSON.stringify(body).slice(0, -1), document.field, file);
         return c.body(answer.stream, 200, { 'content-type': 'application/json', 'content-length': String(answer.length) });
       } else {
         Object.assign(body, entry.result);
@@ -81,6 +83,8 @@ export function getResult(ctx: AppContext) {
   };
 }
 
+const PDF = 'application/pdf';
+
 /**
  * GET /v1/results/{id}/pdf (CONTRACT extension): the signed PDF as `application/pdf`, streamed from
  * disk; 404 until the request is DONE (and for a blockchain request, which has no PDF). `?wait=N`
@@ -88,16 +92,17 @@ export function getResult(ctx: AppContext) {
  * without the 4/3-size base64 copy GET /v1/results/{id} carries.
  */
 export function getResultPdf(ctx: AppContext) {
+  const isPdf = (entry: RequestEntry) => ctx.kinds.get(entry.kind)?.document?.mediaType === PDF;
   return async (c: Context<ApiEnv>) => {
-    const entry = await visibleEntry(ctx, c, 'pades');
+    const entry = await visibleEntry(ctx, c, isPdf);
     const id = entry.requestId;
-    if (entry.kind !== 'pades') throw new LocalsignError('not_found', `${id} is a blockchain request: it has no PDF`, { type: 'not_found' });
+    if (!isPdf(entry)) throw new LocalsignError('not_found', `${id} is a ${entry.kind} request: it has no PDF`, { type: 'not_found' });
     if (entry.status !== 'DONE') throw new LocalsignError('not_found', `${id} has no signed PDF: it is ${entry.status}`, { type: 'not_found' });
     const file = await ctx.documents.openResult(id);
     if (!file) throw new LocalsignError('internal', 'the signed document of this request is missing from the results folder');
     const warnings = entry.result?.warnings;
     return c.body(Readable.toWeb(file.stream) as ReadableStream, 200, {
-      'content-type': 'application/pdf',
+      'content-type': PDF,
       'content-length': String(file.size),
       'content-disposition': `attachment; filename="${id}.pdf"`,
       ...(Array.isArray(warnings) && warnings.length > 0 ? { [WARNINGS_HEADER.toLowerCase()]: asciiJson(warnings) } : {}),

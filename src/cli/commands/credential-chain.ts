@@ -51,7 +51,8 @@ function selfSigned(cert: X509Certificate): boolean {
 
 function certificatesOf(credential: Credential): X509Certificate[] {
   const key = shown(credential.credential_key);
-  if (credential.type !== 'pades') throw new CommandError(`${key} is an ${shown(credential.type)} credential: only pades credentials have a certificate chain`, EXIT_FAILURE);
+  // A pades credential comes with its chain (CONTRACT GET /v1/credentials); the others have none.
+  if (!('certificate_chain' in credential)) throw new CommandError(`${key} is an ${shown(credential.type)} credential: only pades credentials have a certificate chain`, EXIT_FAILURE);
   const chain = credential.certificate_chain ?? [];
   if (chain.length === 0) throw new CommandError(`the service gives no certificate_chain for ${key}`, EXIT_FAILURE);
   return chain.map((b64, i) => {

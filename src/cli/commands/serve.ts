@@ -66,12 +66,16 @@ async function prepareDemo(ctx: AppContext, url: string): Promise<void> {
   if (demo.replaced) ctx.log.warn(`the demo key changed: ${demo.replaced} was revoked; use the new exports above`);
 }
 
-/** Variables for the README walk-through: the first PAdES and the first EVM credential. */
+/**
+ * Variables for the README walk-through: the first credential of each type the kinds sign with
+ * (LOCALSIGN_PADES_CREDENTIAL, LOCALSIGN_EVM_CREDENTIAL).
+ */
 function demoCredentialExports(ctx: AppContext): [string, string][] {
   const creds = ctx.cache.get().credentials;
-  const pades = creds.find((c) => c.type === 'pades');
-  const evm = creds.find((c) => c.type === 'evm');
-  return [...(pades ? [['LOCALSIGN_PADES_CREDENTIAL', pades.credential_key] as [string, string]] : []), ...(evm ? [['LOCALSIGN_EVM_CREDENTIAL', evm.credential_key] as [string, string]] : [])];
+  return [...ctx.kinds.credentialTypes().keys()].flatMap((type) => {
+    const first = creds.find((c) => c.type === type);
+    return first ? [[`LOCALSIGN_${type.toUpperCase()}_CREDENTIAL`, first.credential_key] as [string, string]] : [];
+  });
 }
 
 /**

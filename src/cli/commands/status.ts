@@ -21,8 +21,9 @@ function chipCredentialsOf(home: string): { credential_key: string; name: string
     return [];
   }
   return (cache.credentials ?? [])
-    // PKCS#11 keys (the software chip's say nothing of a PIN).
-    .filter((c) => c.engine === 'chip' && (c.pin_per_signature !== undefined || c.pin_per_request))
+    // Keys on a PKCS#11 chip: only a sync binding a credential to one sets these (the software
+    // chip's keys say nothing of a PIN).
+    .filter((c) => c.pin_per_signature !== undefined || c.pin_per_request)
     .map((c) => ({ credential_key: c.credential_key, name: c.name, pin_per_signature: c.pin_per_signature ?? null, pin_per_request: c.pin_per_request === true }));
 }
 

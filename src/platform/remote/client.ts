@@ -8,7 +8,7 @@ import type { HttpAnswer, HttpClient } from '../../net/http-client';
 import { TransportError } from '../../net/transport-error';
 import type { CachedCredential, CachedDesign } from '../../store/catalog-types';
 import type { CatalogSource } from '../catalog-sync';
-import { parseCredentials, parseDesigns, parseIncidentAnswer, parsePairAnswer, parseResult, type PairAnswer, type PlatformResult } from './wire';
+import { parseCredentials, parseDesigns, parseIncidentAnswer, parsePairAnswer, parseResult, type CatalogueRules, type PairAnswer, type PlatformResult } from './wire';
 
 const PATHS = {
   pair: '/agent/v1/pair',
@@ -108,13 +108,16 @@ export async function pairWithPlatform(http: HttpClient, o: { platformUrl: strin
   return parsePairAnswer(jsonOf(answer, 'the pairing'));
 }
 
+/** PLATFORM.md "Remote signing": the body of a sign call, in its fields' order on the wire. */
 export interface SignSubmission {
   request_id: string;
   credential_key: string;
-  kind: 'pades' | 'blockchain';
+  /** The request kind's wire name, from its table (signing/kinds/). */
+  kind: string;
   /** 64 lowercase hex digits, no 0x. */
   digest_hex: string;
   chain_id: number | null;
+  digest_algorithm: 'sha256' | 'keccak256';
 }
 
 /** A paired platform. `onRevoked` runs when any call answers 401. */
@@ -125,6 +128,8 @@ export class RemotePlatform implements CatalogSource {
       agentSecret: string;
       http: HttpClient;
       onRevoked: () => void;
+      /** The credential types and engines this service signs with (the kinds' and engines' tables). */
+      catalogue: CatalogueRules;
       random?: () => number;
     },
   ) {}
@@ -164,20 +169,19 @@ export class RemotePlatform implements CatalogSource {
   async fetchCatalog(): Promise<{ credentials: CachedCredential[]; designs: CachedDesign[] }> {
     const get = (path: string) => this.call('GET', path, undefined, { timeoutMs: SYNC_TRY_TIMEOUT_MS });
     const [credentials, designs] = await this.retry(() => Promise.all([get(PATHS.credentials), get(PATHS.designs)]), { tries: SYNC_TRIES, delays: SYNC_BACKOFF_MS });
-    return { credentials: parseCredentials(jsonOf(credentials, 'the credential list')), designs: parseDesigns(jsonOf(designs, 'the design list')) };
+    return { credentials: parseCredentials(jsonOf(credentials, 'the credential list'), this.o.catalogue), designs: parseDesigns(jsonOf(designs, 'the design list')) };
   }
 
   /** Hands a digest to the platform; retried until it is accepted or `signal` ends the request. */
   async submitSign(s: SignSubmission, signal: AbortSignal): Promise<void> {
-    const body = { ...s, digest_algorithm: s.kind === 'pades' ? 'sha256' : 'keccak256', chain_id: s.kind === 'pades' ? null : s.chain_id };
-    await this.retry(() => this.call('POST', PATHS.sign, body, { timeoutMs: CALL_TIMEOUT_MS, signal, okStatuses: [200, 202] }), { tries: Infinity, signal });
+    await this.retry(() => this.call('POST', PATHS.sign, s, { timeoutMs: CALL_TIMEOUT_MS, signal, okStatuses: [200, 202] }), { tries: Infinity, signal });
   }
 
   /** One poll: the result, or `unknown` when the platform never got this request (404). */
-  async pollResult(requestId: string, kind: 'pades' | 'blockchain', signal: AbortSignal): Promise<PlatformResult | 'unknown'> {
+  async pollResult(requestId: string, answerShape: 'signature' | 'recoverable', signal: AbortSignal): Promise<PlatformResult | 'unknown'> {
     const answer = await this.call('GET', PATHS.result(requestId), undefined, { timeoutMs: CALL_TIMEOUT_MS, signal, okStatuses: [200, 404] });
     if (answer.status === 404) return 'unknown';
-    return parseResult(jsonOf(answer, 'a result poll'), kind);
+    return parseResult(jsonOf(answer, 'a result poll'), answerShape);
   }
 
   /** PLATFORM.md "Incident report": only after the operator confirmed (`report`). */

@@ -8,8 +8,11 @@ import type { PlatformResultHub } from './results';
 export interface PushDeps {
   pairing: () => Pairing | null;
   request: (id: string) => RequestEntry | undefined;
-  /** Whether the request was accepted for a credential the platform signs (engine "platform"). */
-  signedByPlatform: (entry: RequestEntry) => boolean;
+  /**
+   * For a request whose digest the platform signs (its credential's engine is a remote one): the
+   * shape of the platform's answer its kind gives (signer.ts DigestLabel `answer`); null for any other.
+   */
+  platformAnswer: (entry: RequestEntry) => 'signature' | 'recoverable' | null;
   hub: PlatformResultHub;
   nowSeconds: () => number;
 }
@@ -39,13 +42,14 @@ export function receivePush(deps: PushDeps, raw: Buffer, headers: { timestamp?: 
   }
   const id = typeof (body as { request_id?: unknown } | null)?.request_id === 'string' ? (body as { request_id: string }).request_id : '';
   const entry = deps.request(id);
-  if (!entry || !deps.signedByPlatform(entry)) {
+  const answer = entry ? deps.platformAnswer(entry) : null;
+  if (!entry || !answer) {
     throw new LocalsignError('not_found', `no request ${id.slice(0, 64)} is waiting for the platform`, { type: 'not_found' });
   }
   if (entry.status !== 'PENDING') return { duplicate: true };
   let result;
   try {
-    result = parseResult(body, entry.kind);
+    result = parseResult(body, answer);
   } catch (cause) {
     throw new InvalidInputError(`push for ${id}: ${(cause as Error).message}`, { cause });
   }

@@ -3,6 +3,7 @@ import { HttpClient } from '../../net/http-client';
 import type { Pairing, RemotePairing } from '../../store/catalog-types';
 import type { JsonCollection } from '../../store/json-collection';
 import { notPairedError, RemotePlatform } from './client';
+import type { CatalogueRules } from './wire';
 
 /**
  * This machine's pairing as the running service sees it (issue 18: it was ~70 lines of
@@ -16,6 +17,8 @@ export class PairingSession {
     readonly pairing: JsonCollection<{ pairing: Pairing | null }>,
     private readonly net: Config['net'],
     private readonly warn: (message: string) => void,
+    /** The credential types and engines this service signs with: the platform's catalogue is read with them. */
+    private readonly catalogue: CatalogueRules,
   ) {}
 
   /** The active pairing, or null when unpaired or revoked by the platform. */
@@ -44,7 +47,7 @@ export class PairingSession {
       void this.platformHttp?.http.close().catch(() => undefined);
       this.platformHttp = { agentId: p.agent_id, http: new HttpClient(this.net, p.platform_ca_pem) };
     }
-    return new RemotePlatform({ url: p.platform_url, agentSecret: p.agent_secret, http: this.platformHttp.http, onRevoked: () => this.markRevoked(p.agent_id) });
+    return new RemotePlatform({ url: p.platform_url, agentSecret: p.agent_secret, http: this.platformHttp.http, onRevoked: () => this.markRevoked(p.agent_id), catalogue: this.catalogue });
   }
 
   /** PLATFORM.md: a platform 401 means the pairing was revoked: unpaired until `init` again. */

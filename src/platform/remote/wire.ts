@@ -35,7 +35,6 @@ function list(o: Obj, name: string, what: string): unknown[] {
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const HEX = /^[0-9a-fA-F]+$/;
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const HEX32 = /^0x[0-9a-f]{64}$/;
 
 export interface PairAnswer {
@@ -51,29 +50,72 @@ export function parsePairAnswer(body: unknown): PairAnswer {
   return { tenant_id: tenant, agent_id: str(o, 'agent_id', 'a pairing answer'), agent_secret: str(o, 'agent_secret', 'a pairing answer') };
 }
 
-export function parseCredentials(body: unknown): CachedCredential[] {
+/**
+ * A catalogue entry as a credential type reads its own fields from it (PLATFORM.md "Catalogue":
+ * `certificate_chain` for pades, `address` for evm): each read checked, a malformed field a
+ * PlatformError naming the entry and the field.
+ */
+export interface CatalogueEntry {
+  /** A non-empty string, matching `pattern` when given. */
+  text(name: string, pattern?: RegExp): string;
+  /** A list, each item checked by `item`; `shape` says what was expected when one is not. */
+  list(name: string, item: (v: unknown) => boolean, shape: string): unknown[];
+}
+
+/** What the catalogue knows of a credential type; the kinds that sign with it define it (signing/kinds/). */
+export interface CredentialTypeRules {
+  /** PLATFORM.md `type`. */
+  readonly name: string;
+  /** Its requests may name a design: `default_design_key` is kept (null for the others). */
+  readonly takesDesign: boolean;
+  /** Its own fields, read from the platform's entry. */
+  readFields(entry: CatalogueEntry): Partial<CachedCredential>;
+  /**
+   * For a credential whose key is on this machine's chip: why `key` cannot be its key, or what
+   * the cache keeps of the key for signing (the recovery check's public key for evm).
+   */
+  bindChipKey(credential: CachedCredential, key: { algorithm: string; publicKey: Uint8Array }): { problem: string } | { fields: Partial<CachedCredential> };
+}
+
+/** What the catalogue knows of an engine (signing/engines/): its name, and whether its keys are on this machine's chip (`chip_key_id`). */
+export interface EngineRules {
+  readonly name: string;
+  readonly onChip: boolean;
+}
+
+/** The credential types and engines this service signs with: a credential of any other is refused. */
+export interface CatalogueRules {
+  types: ReadonlyMap<string, CredentialTypeRules>;
+  engines: ReadonlyMap<string, EngineRules>;
+}
+
+const expected = (names: Iterable<string>) => [...names].join(' or ');
+
+export function parseCredentials(body: unknown, rules: CatalogueRules): CachedCredential[] {
   return list(obj(body, 'a credential list'), 'credentials', 'a credential list').map((item, i) => {
     const what = `credential #${i + 1}`;
     const c = obj(item, what);
-    const type = c.type;
-    const engine = c.engine;
-    if (type !== 'pades' && type !== 'evm') throw new PlatformError(`the platform sent ${what} of an unknown type (expected pades or evm)`);
-    if (engine !== 'platform' && engine !== 'chip') throw new PlatformError(`the platform sent ${what} with an unknown engine (expected platform or chip)`);
+    const type = typeof c.type === 'string' ? rules.types.get(c.type) : undefined;
+    const engine = typeof c.engine === 'string' ? rules.engines.get(c.engine) : undefined;
+    if (!type) throw new PlatformError(`the platform sent ${what} of an unknown type (expected ${expected(rules.types.keys())})`);
+    if (!engine) throw new PlatformError(`the platform sent ${what} with an unknown engine (expected ${expected(rules.engines.keys())})`);
+    const entry: CatalogueEntry = {
+      text: (name, pattern) => str(c, name, what, pattern),
+      list: (name, item, shape) => {
+        const v = list(c, name, what);
+        if (v.length === 0 || !v.every(item)) throw new PlatformError(`the platform sent ${what} with a malformed ${name} (${shape})`);
+        return v;
+      },
+    };
     const out: CachedCredential = {
       credential_key: str(c, 'credential_key', what),
-      type,
+      type: type.name,
       name: optStr(c, 'name', what) ?? str(c, 'credential_key', what),
-      engine,
-      default_design_key: type === 'evm' ? null : optStr(c, 'default_design_key', what),
+      engine: engine.name,
+      default_design_key: type.takesDesign ? optStr(c, 'default_design_key', what) : null,
+      ...type.readFields(entry),
     };
-    if (type === 'pades') {
-      const chain = list(c, 'certificate_chain', what);
-      if (chain.length === 0 || !chain.every((x) => typeof x === 'string' && BASE64.test(x))) throw new PlatformError(`the platform sent ${what} with a malformed certificate_chain (base64 DER, signer first)`);
-      out.certificate_chain = chain as string[];
-    } else {
-      out.address = str(c, 'address', what, ADDRESS);
-    }
-    if (engine === 'chip') out.chip_key_id = str(c, 'chip_key_id', what, HEX).toLowerCase();
+    if (engine.onChip) out.chip_key_id = str(c, 'chip_key_id', what, HEX).toLowerCase();
     return out;
   });
 }
@@ -87,14 +129,17 @@ export function parseDesigns(body: unknown): CachedDesign[] {
   });
 }
 
-/** A signing result, pushed to /receive or polled (PLATFORM.md "Remote signing"). */
+/**
+ * A signing result, pushed to /receive or polled (PLATFORM.md "Remote signing"), in the answer
+ * shape the request's kind gives (DigestLabel `answer`): `signature_base64`, or r, s, recovery_id.
+ */
 export type PlatformResult =
   | { status: 'PENDING' }
   | { status: 'ERROR'; error: string }
   | { status: 'DONE'; signature: Uint8Array }
   | { status: 'DONE'; r: string; s: string; recoveryId: 0 | 1 };
 
-export function parseResult(body: unknown, kind: 'pades' | 'blockchain'): PlatformResult {
+export function parseResult(body: unknown, answer: 'signature' | 'recoverable'): PlatformResult {
   const o = obj(body, 'a signing result');
   switch (o.status) {
     case 'PENDING':
@@ -102,7 +147,7 @@ export function parseResult(body: unknown, kind: 'pades' | 'blockchain'): Platfo
     case 'ERROR':
       return { status: 'ERROR', error: (optStr(o, 'error', 'a signing result') ?? 'no reason given').slice(0, 300) };
     case 'DONE':
-      if (kind === 'pades') {
+      if (answer === 'signature') {
         const sig = str(o, 'signature_base64', 'a PAdES result', BASE64);
         return { status: 'DONE', signature: new Uint8Array(Buffer.from(sig, 'base64')) };
       } else {

@@ -1,58 +1,37 @@
 import { SigningError } from '../../domain/errors';
-import { addressFromPublicKey, normaliseLowS } from '../../evm';
-import { algorithmOfCertificate, ecdsaRawToDer } from '../../pades/cms';
-import type { Chip } from '../../chip/types';
-import type { SignTask, SignTaskResult } from '../sign-tasks';
-import type { Signature, SignatureRequest, SigningEngine } from '../engine';
+import type { EngineDefinition } from '../engine';
 
-export interface ChipEngineDeps {
-  getChip: () => Promise<Chip>;
-  runTask: (task: SignTask, o?: { signal?: AbortSignal }) => Promise<SignTaskResult>;
+/** r‖s, 32 bytes each, big-endian (the raw ECDSA form of the engine contract, as CKM_ECDSA gives it). */
+function rawRS(r: bigint, s: bigint): Uint8Array {
+  return Buffer.from(r.toString(16).padStart(64, '0') + s.toString(16).padStart(64, '0'), 'hex');
 }
 
-/** EIP-55 address per public key: a keccak256 on the event loop, derived once, not per request. */
-const addresses = new Map<string, string>();
-function addressOf(publicKeyHex: string, publicKey: Uint8Array): string {
-  let address = addresses.get(publicKeyHex);
-  if (address === undefined) {
-    address = addressFromPublicKey(publicKey);
-    addresses.set(publicKeyHex, address);
-  }
-  return address;
-}
-
-/** Engine "chip": the key on this machine's token or software chip signs the digest. */
-export function chipEngine(deps: ChipEngineDeps): SigningEngine {
-  return {
-    name: 'chip',
-    remote: false,
-    async sign<R extends SignatureRequest>(request: R, signal: AbortSignal): Promise<Signature<R>> {
+/**
+ * Engine "chip": the key on this machine's token or software chip signs the digest (the chip
+ * knows the key's algorithm: chip/types.ts `signDigest`). The software chip can also give the
+ * recovery id checked against the key in the same signing-thread task (`signRecoverable`),
+ * which the kind asks for with `recoverTo`; a PKCS#11 token, or a request with its own PIN,
+ * signs plainly and the kind finds the recovery id.
+ */
+export const chipEngine: EngineDefinition = {
+  name: 'chip',
+  signer: 'the chip',
+  summary: "this machine's signing chip",
+  remote: false,
+  onChip: true,
+  make: (deps) => ({
+    recovers: true,
+    async sign(request, signal) {
       const { credential } = request;
       if (!credential.chip_key_id) throw new SigningError(`credential ${credential.credential_key} has no key on this machine's chip; run sync`);
       const keyId = credential.chip_key_id;
-      if (request.form === 'cms') {
-        const chip = await deps.getChip();
-        signal.throwIfAborted(); // the request ended while the chip opened: sign nothing
-        const raw = await chip.signDigest(keyId, request.digest, { pin: request.pin, caller: request.caller, signal, onSigning: request.onSigning });
-        // CKM_ECDSA gives r‖s; a CMS SignerInfo carries ECDSA-Sig-Value (RFC 5753 §7.2).
-        const certificate = Buffer.from(credential.certificate_chain![0]!, 'base64');
-        return (algorithmOfCertificate(certificate) === 'p256' ? ecdsaRawToDer(raw) : raw) as Signature<R>;
-      }
-      if (!credential.public_key_hex || !credential.address) throw new SigningError(`credential ${credential.credential_key} has no key on this machine's chip; run sync`);
-      const publicKey = new Uint8Array(Buffer.from(credential.public_key_hex, 'hex'));
-      // The recovery check proves the signature recovers to this public key; this proves the key is
-      // the credential's address, so the address we answer is the one the chain will recover.
-      if (addressOf(credential.public_key_hex, publicKey) !== credential.address) {
-        throw new SigningError(`credential ${credential.credential_key}: its public key does not match its address ${credential.address}; run sync`);
-      }
       const chip = await deps.getChip();
       signal.throwIfAborted(); // the request ended while the chip opened: sign nothing
-      if (chip.signRecoverable && !request.pin) {
-        return (await chip.signRecoverable(keyId, request.digest, publicKey, { signal })) as Signature<R>;
+      if (request.recoverTo && chip.signRecoverable && !request.pin) {
+        const { r, s, yParity } = await chip.signRecoverable(keyId, request.digest, request.recoverTo, { signal });
+        return { signature: rawRS(r, s), recoveryId: yParity, recoveryChecked: true };
       }
-      const { r, s } = normaliseLowS(await chip.signDigest(keyId, request.digest, { pin: request.pin, caller: request.caller, signal, onSigning: request.onSigning }));
-      const yParity = (await deps.runTask({ op: 'evm-recover', publicKey, digest: request.digest, r, s })) as 0 | 1;
-      return { r, s, yParity } as Signature<R>;
+      return { signature: await chip.signDigest(keyId, request.digest, { pin: request.pin, caller: request.caller, signal, onSigning: request.onSigning }) };
     },
-  };
-}
+  }),
+};

@@ -1,185 +1,195 @@
-import { SigningError } from '../../domain/errors';
-import type { PreparedPades } from '../../pades/sign';
-import { byteLength, readSlice } from '../../store/file-bytes';
-import type { PreparedDocument } from '../../workers/document-work';
-import { removeStepFile, StepFiles } from '../step-files';
-import type { PreparedRecord } from '../../store/document-store';
-import type { RequestEntry } from '../../store/request-store';
-import { fetchTimestampToken } from '../online';
-import { extendToLongTerm } from '../long-term';
-import type { PadesLevel } from '../../domain/pades';
-import { signatureContentsAt } from '../../pades/cms';
-import type { Job, JobDeps, JobRun } from '../job-types';
-import type { SignatureKind } from '../kind';
-import { chipPinOf } from '../chip-pin';
+/**
+ * The PAdES kind: its table, its credentials, and its accept (the check before the 202). Its job
+ * is pades-job.ts, loaded on first use.
+ */
+import { newRequestId } from '../../config/ids';
+import { InvalidInputError } from '../../domain/errors';
+import type { DocMdpPermission, PadesLevel } from '../../domain/pades';
+import { algorithmOfCertificate } from '../../pades/cms';
+import type { StampDecision } from '../../pades/stamp';
+import { describeCertificate } from '../../pki/describe-certificate';
+import { stampSpecOf, type CachedCredential, type CachedDesign, type CatalogCache, type WrapperRecord } from '../../store/catalog-types';
+import { FILE_MIN_BYTES, isFileBytes, type DocumentBytes } from '../../store/file-bytes';
+import type { KindParams, RequestEntry } from '../../store/request-store';
+import { acceptChecks, checkVariables, durably, wipingOnFailure, type AcceptDeps } from '../accept';
+import type { AcceptedCatalog, JobDeps } from '../job-types';
+import type { CredentialType, SignatureKind } from '../kind';
 import { prepareFields } from '../stamp-values';
 
-/** The prepared state as the document store keeps it (for a platform that answers after a restart). */
-function toRecord(prepared: PreparedDocument): PreparedRecord {
-  const b64 = (u: Uint8Array) => Buffer.from(u).toString('base64');
-  return {
-    pdf: prepared.pdf,
-    meta: {
-      contentsOffset: prepared.contentsOffset,
-      contentsHexLength: prepared.contentsHexLength,
-      byteRange: prepared.byteRange,
-      signedAttributes: b64(prepared.signedAttributes),
-      digest: b64(prepared.digest),
-      algorithm: prepared.algorithm,
-      certificateChain: prepared.certificateChain.map(b64),
-      warnings: prepared.warnings,
-    },
-  };
-}
+/**
+ * What a PAdES request needs to run or resume (never the PDF: the document store keeps it).
+ * `level`: the one the request asked for (issue 12); null or absent: the service's default when
+ * it runs. `certify`: the DocMDP permission of a certification signature; absent or null: an
+ * approval signature.
+ */
+export type PadesParams = KindParams & {
+  designKey: string | null;
+  variables: Record<string, string>;
+  reason: string | null;
+  location: string | null;
+  signerName: string | null;
+  level?: PadesLevel | null;
+  certify?: DocMdpPermission | null;
+};
 
-function fromRecord(record: PreparedRecord): PreparedDocument {
-  const m = record.meta as { contentsOffset: number; contentsHexLength: number; byteRange: PreparedPades['byteRange']; signedAttributes: string; digest: string; algorithm: PreparedPades['algorithm']; certificateChain: string[]; warnings?: string[] };
-  const bytes = (b64: string) => new Uint8Array(Buffer.from(b64, 'base64'));
-  return {
-    pdf: record.pdf,
-    contentsOffset: m.contentsOffset,
-    contentsHexLength: m.contentsHexLength,
-    byteRange: m.byteRange,
-    signedAttributes: bytes(m.signedAttributes),
-    digest: bytes(m.digest),
-    algorithm: m.algorithm,
-    certificateChain: m.certificateChain.map(bytes),
-    // Prepared states written before warnings existed have none.
-    warnings: Array.isArray(m.warnings) ? m.warnings : [],
-  };
-}
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
-/** Prepare step: the input with its field and placeholders, and the digest to sign. */
-async function prepare(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: JobDeps, run: JobRun, certificateChain: Uint8Array[]): Promise<PreparedDocument> {
-  // A large input goes to the PDF worker as its durable work file: the service does not read it back.
-  const pdf = await deps.documents.inputDocument(entry.requestId);
-  if (!pdf) throw new SigningError('the document of this request is no longer on disk; submit it again');
-  // The prepared document holds the input as its prefix: a large input is let go from memory
-  // (its work file stays until the request is final), so it is not held twice while signing.
-  deps.documents.spill(entry.requestId);
-  const p = entry.params;
-  const design = p.designKey ? run.accepted?.design ?? deps.findDesign(p.designKey) : null;
-  if (p.designKey && !design) throw new SigningError(`design ${p.designKey} is no longer in the cache`);
-  return deps.documentWork.prepare({
-    pdf,
-    certificateChain,
-    ...prepareFields(p, design ?? null, deps.now()),
-    reserveTimestamp: levelOf(entry, deps) !== 'B-B',
-    // Where the check before the 202 put the stamp: not decided again (issue 18). A request
-    // resumed after a restart has none, and prepare decides as that check did.
-    placement: run.accepted?.placement ?? null,
-  }, run.signal);
-}
-
-/** The level the request asked for, else the service's default now (serve --pades-level). */
-function levelOf(entry: Extract<RequestEntry, { kind: 'pades' }>, deps: JobDeps): PadesLevel {
-  return entry.params.level ?? deps.padesLevel ?? (deps.tsaUrl ? 'B-T' : 'B-B');
+/**
+ * The signer certificate's description: read at sync (platform/catalog-screen.ts) and kept in the
+ * cache; only a cache written before that is read here, and a certificate that does not read then
+ * leaves its credential out of the list (null) instead of failing the list for everyone (issue
+ * 15). The next sync names it.
+ */
+function signerOf(c: CachedCredential): CachedCredential['certificate'] | null | 'unreadable' {
+  if (c.certificate) return c.certificate;
+  const signer = c.certificate_chain?.[0];
+  if (!signer) return null;
+  try {
+    return describeCertificate(new Uint8Array(Buffer.from(signer, 'base64')));
+  } catch {
+    return 'unreadable';
+  }
 }
 
 /**
- * PAdES signing in the two steps the engine defines: prepare (PDF -> digest of the signed
- * attributes), the request's engine signs the digest, finish (signature -> signed PDF). The
- * output is verified before DONE (CONTRACT "Before DONE the service verifies the signature it
- * produced").
+ * Credentials of type "pades" (PLATFORM.md "Catalogue"): a certificate chain, signer first; on a
+ * chip, an RSA or P-256 key (the certificate names which).
  */
-export const runPadesJob: Job<'pades'> = async (entry, deps, run) => {
-  // Its PDF work takes turns with other applications' (workers/pool.ts): counted as its caller's.
-  deps = { ...deps, documentWork: deps.documentWork.forOwner(entry.wrapperKey ?? '') };
-  const level = levelOf(entry, deps);
-  // Accepted while a TSA was configured, resumed after a restart without one: say so, sign nothing.
-  if (level !== 'B-B' && !deps.tsaUrl) throw new SigningError(`level ${level} needs a timestamp authority and the service has none now (serve --tsa-url)`);
-  const credential = run.accepted?.credential ?? deps.findCredential(entry.credentialKey);
-  if (!credential || credential.type !== 'pades' || !credential.certificate_chain) {
-    throw new SigningError(`credential ${entry.credentialKey} is no longer a PAdES credential in the cache`);
-  }
-  const certificateChain = credential.certificate_chain.map((c) => new Uint8Array(Buffer.from(c, 'base64')));
-  let prepared: PreparedDocument;
-  // Large documents move between the steps as files a PDF worker wrote (work/xfer-*.tmp): each is
-  // removed once the next step has made its own, and the last one becomes the result.
-  const steps = new StepFiles();
-  try {
-  // Before the document work: a PIN lost to a restart ends the request without preparing.
-  const pin = chipPinOf(entry, run);
-  // A remote engine may answer minutes later, after a restart: the prepared document is kept on
-  // disk before the digest leaves, and the answer must fit those same prepared bytes.
-  const kept = run.engine.remote && run.resumed ? await deps.documents.readPrepared(entry.requestId) : null;
-  // A small document was prepared with its check before the 202 (accept.ts).
-  const early = run.accepted?.prepared;
-  const ready = early && early.reserveTimestamp === (level !== 'B-B') ? early.document : null;
-  prepared = kept ? fromRecord(kept) : ready ?? (await prepare(entry, deps, run, certificateChain));
-  // Kept for a restart (a worker's file is adopted as the prepared PDF, not copied).
-  if (run.engine.remote && !kept) prepared = { ...prepared, pdf: await deps.documents.savePrepared(entry.requestId, toRecord(prepared)) };
-  else if (!kept) steps.made(prepared.pdf);
-  const digestHex = Buffer.from(prepared.digest).toString('hex');
-  const signatureValue = await run.engine.sign(
-    {
-      form: 'cms',
-      requestId: entry.requestId,
-      credential,
-      digest: prepared.digest,
-      signedAttributes: prepared.signedAttributes,
-      // Only a prepared state on disk means the digest may already be with a remote engine.
-      resumed: kept !== null,
-      pin,
-      caller: entry.wrapperKey ?? undefined,
-      onSigning: () => run.signing(digestHex),
-    },
-    run.signal,
-  );
-  run.signed(digestHex);
-  const timestampToken = level !== 'B-B' ? await fetchTimestampToken(deps.http, deps.tsaUrl!, signatureValue, { signal: run.signal }) : null;
-  // The PDF worker signs the prepared document in place and reads the signature back.
-  let signed = steps.made(await deps.documentWork.finish(prepared, signatureValue, timestampToken, run.signal));
-  await steps.done(prepared.pdf);
-  if (level === 'B-LT' || level === 'B-LTA') {
-    const contents = await readSlice(signed, prepared.contentsOffset, prepared.contentsHexLength);
-    const extended = await extendToLongTerm({
-      pdf: signed,
-      level,
-      chain: certificateChain,
-      signatureContents: signatureContentsAt(contents, 0, prepared.contentsHexLength),
-      timestampToken,
-      tsaUrl: deps.tsaUrl,
-      http: deps.http,
-      now: deps.now(),
-      signal: run.signal,
-      local: deps.localRevocation,
-      documentWork: deps.documentWork,
-      steps,
-    });
-    signed = extended.pdf;
-  }
-  const result = signed;
-  steps.keep(result);
-  return {
-    result: {
-      bytes: byteLength(result),
-      level,
-      // CONTRACT: a PAdES result may add `warnings` (a stamp moved to free space, …).
-      ...(prepared.warnings.length > 0 ? { warnings: prepared.warnings } : {}),
-    },
-    digestHex: Buffer.from(prepared.digest).toString('hex'),
-    // The result's file is adopted as results/<id>.pdf (synced and renamed, not copied); if that
-    // fails it is removed (work/ is swept of such files at the next start anyway).
-    persist: () => deps.documents.writeResult(entry.requestId, result).catch(async (error: unknown) => {
-      await removeStepFile(result);
-      throw error;
-    }),
-    discard: () => deps.documents.discardResult(entry.requestId),
-  };
-  } catch (error) {
-    await steps.discard();
-    throw error;
-  }
+export const padesCredentials: CredentialType = {
+  name: 'pades',
+  takesDesign: true,
+  readFields: (entry) => ({ certificate_chain: entry.list('certificate_chain', (x) => typeof x === 'string' && BASE64.test(x), 'base64 DER, signer first') as string[] }),
+  bindChipKey: (c, key) => (key.algorithm === 'secp256k1' ? { problem: `the chip key ${c.chip_key_id} is a secp256k1 key, not a PAdES signing key` } : { fields: {} }),
+  algorithmOf: (c) => (algorithmOfCertificate(new Uint8Array(Buffer.from(c.certificate_chain![0]!, 'base64'))) === 'p256' ? 'ecdsa-p256' : 'rsa-pkcs1-sha256'),
+  present: (c) => {
+    const certificate = signerOf(c);
+    return certificate === 'unreadable' ? null : { certificate, certificate_chain: c.certificate_chain ?? [] };
+  },
 };
 
-export const padesKind: SignatureKind<'pades'> = {
-  run: runPadesJob,
-  holdsDocument: true,
-  // Waiting for a slot: a large document waits on disk, not in memory.
-  queued: (entry, deps) => deps.documents.spill(entry.requestId),
-  // The digest is known only once the document is prepared (JobRun.signed names it).
-  auditDigest: () => null,
-  digestOut: async (entry, deps) => (await deps.documents.readPrepared(entry.requestId)) !== null,
-  release: (entry, deps, engine) => deps.documents.releaseWork(entry.requestId, { prepared: engine.remote }),
+/** PLATFORM.md: the digest of the CMS signed attributes is kind "pades", SHA-256, answered as `signature_base64`. */
+export const PADES_WIRE = { kind: 'pades', digestAlgorithm: 'sha256', answer: 'signature' } as const;
+
+/** The level the request asked for, else the service's default now (serve --pades-level). */
+export function levelOf(entry: RequestEntry<PadesParams>, deps: Pick<JobDeps, 'padesLevel' | 'tsaUrl'>): PadesLevel {
+  return entry.params.level ?? deps.padesLevel ?? (deps.tsaUrl ? 'B-T' : 'B-B');
+}
+
+export interface PadesSignInput {
+  /**
+   * The document, decoded when accept has checked everything cheaper (CONTRACT bounds: the PDF is
+   * decoded after the fields and the catalogue). The API edge supplies it: the pdf_base64 field
+   * with its tolerance rules, or the raw bytes of the `application/pdf` transport (a large body as
+   * the file it was written to as it arrived); `repairs` names what the tolerance rules repaired.
+   */
+  pdf: () => { pdf: DocumentBytes; repairs: readonly string[] } | Promise<{ pdf: DocumentBytes; repairs: readonly string[] }>;
+  credentialKey: string;
+  /** null: the credential's default design. */
+  designKey: string | null;
+  variables: Record<string, string>;
+  reason: string | null;
+  location: string | null;
+  signerName: string | null;
+  /** null: the service's default level (serve --pades-level). */
+  level: PadesLevel | null;
+  certify: 1 | 2 | 3 | null;
+  /** `chip_pin` as UTF-8 bytes (JSON body only), or null. */
+  chipPin: Uint8Array | null;
+}
+
+/** The design that applies: the request's, else the credential's default; none means invisible. */
+function resolveDesign(cache: CatalogCache, credential: CachedCredential, input: PadesSignInput): CachedDesign | null {
+  const key = input.designKey ?? credential.default_design_key;
+  if (!key) {
+    if (Object.keys(input.variables).length > 0) throw new InvalidInputError('variables were given but no design applies (no design_key and the credential has no default design)');
+    return null;
+  }
+  const design = cache.designs.find((d) => d.design_key === key);
+  if (!design) {
+    throw new InvalidInputError(input.designKey ? `design_key ${input.designKey.slice(0, 64)} is not a known design (see GET /v1/designs)` : `the credential's default design ${key} is not in the cache; run sync`);
+  }
+  checkVariables(design, input.variables, { signer_name: input.signerName, reason: input.reason, location: input.location });
+  return design;
+}
+
+/** POST /v1/pades/sign after its route parsed it (api/routes/pades-sign.ts): everything checked before the 202, then durable. */
+export function acceptPades(deps: AcceptDeps, input: PadesSignInput, caller: WrapperRecord): Promise<RequestEntry> {
+  return wipingOnFailure(input.chipPin, async (handOver) => {
+    const { cache, credential } = acceptChecks(deps, padesKind, { credentialKey: input.credentialKey, chipPin: input.chipPin }, caller);
+    const design = resolveDesign(cache, credential, input);
+    const { pdf, repairs } = await input.pdf();
+    const level = input.level ?? deps.pades.defaultLevel;
+    const params: PadesParams = {
+      engine: credential.engine,
+      designKey: design ? design.design_key : null,
+      variables: input.variables,
+      reason: input.reason,
+      location: input.location,
+      signerName: input.signerName,
+      // Only an asked-for level is kept: a request without one follows the service's default when it
+      // runs (a request accepted with a TSA and resumed without one is still signed, at B-B).
+      level: input.level,
+      certify: input.certify,
+      ...(input.chipPin ? { pinFromRequest: true as const } : {}),
+    };
+    const checkStamp = design ? stampSpecOf(design.stamp) : null;
+    // The check takes its turn among the applications' PDF work (workers/pool.ts), as its caller's.
+    const work = deps.documentWork.forOwner(caller.key);
+    let placement: StampDecision | null;
+    let prepared: AcceptedCatalog['prepared'];
+    if (!isFileBytes(pdf) && pdf.byteLength < FILE_MIN_BYTES && credential.certificate_chain?.length) {
+      // A small document is prepared with its check (issue 18: one trip to a PDF worker and one
+      // reading of it fewer); the job starts at its signature. A large one is prepared by its job,
+      // from its work file, within the job's document slots.
+      const reserveTimestamp = level !== 'B-B';
+      const early = await work.checkAndPrepare(
+        { pdf, certificateChain: credential.certificate_chain.map((c) => new Uint8Array(Buffer.from(c, 'base64'))), ...prepareFields(params, design, deps.now()), reserveTimestamp },
+        checkStamp,
+      );
+      placement = early.check.placement;
+      prepared = { document: early.prepared, reserveTimestamp };
+    } else {
+      // The stamp's place found here is carried to prepare (issue 18: the page's content walked once).
+      placement = (await work.checkForSigning(pdf, checkStamp, input.certify)).placement;
+    }
+    // B-T and above take their timestamps from the TSA (ETSI EN 319 142-1 §5.3, §5.4): refused before 202.
+    if (level !== 'B-B' && !deps.pades.tsaUrl) {
+      throw new InvalidInputError(`level ${level} needs a timestamp authority and this service has none (serve --tsa-url); ask for level B-B or configure one`);
+    }
+    const requestId = newRequestId();
+    if (repairs.length > 0) deps.log.warn(`${requestId}: pdf_base64 repaired (${repairs.join(', ')})`);
+    // The document and the PENDING record are made durable side by side (two fsyncs at once) while
+    // signing already runs on the in-memory copy; the 202 and the final state wait for both. A
+    // crash in between leaves an orphan work file (removed at start-up) or a PENDING request
+    // without its document, which recovery ends in ERROR: never a lost 202.
+    const written = deps.documents.admit(requestId, pdf);
+    const { entry, durable } = deps.registry.begin({ id: requestId, kind: padesKind.name, credentialKey: credential.credential_key, wrapperKey: caller.key, params });
+    handOver();
+    deps.jobs.start(entry, Promise.all([durable, written]).then(() => undefined), { credential, design, placement, ...(prepared ? { prepared } : {}), ...(input.chipPin ? { chipPin: input.chipPin } : {}) });
+    return durably(deps, entry, [durable, written]);
+  });
+}
+
+export const padesKind: SignatureKind<PadesParams> = {
+  name: 'pades',
+  title: 'PAdES signing',
+  credential: padesCredentials,
+  document: { field: 'pdf_base64', mediaType: 'application/pdf' },
+  platform: PADES_WIRE,
+  // Its document comes as base64 in JSON or as the raw body: api/routes/pades-sign.ts.
+  route: null,
+  resultSchema: {
+    name: 'PadesResult',
+    schema: {
+      type: 'object',
+      required: ['request_id', 'status', 'pdf_base64'],
+      properties: {
+        request_id: { type: 'string' },
+        status: { const: 'DONE' },
+        pdf_base64: { type: 'string', contentEncoding: 'base64', contentMediaType: 'application/pdf', description: 'The signed PDF: the input bytes are its exact prefix (incremental update)' },
+        warnings: { type: 'array', items: { type: 'string' }, description: 'Present when something deserves a look, e.g. a stamp moved off the page\'s content to free space, or a stamp line cut with "…" to fit at 6 pt ("stamp line 1 was shortened …")' },
+      },
+    },
+  },
+  job: () => import('./pades-job').then((m) => m.padesJob),
 };

@@ -8,7 +8,8 @@ export interface WireCredential {
   credential_key: string;
   type: 'pades' | 'evm';
   name: string;
-  engine: 'platform' | 'chip';
+  /** PLATFORM.md names "platform" and "chip"; a service may register more (test/integration/seams/). */
+  engine: string;
   default_design_key: string | null;
   /** PAdES: base64 DER, signer first, root last. */
   certificate_chain?: string[];

@@ -1,7 +1,8 @@
 import { Ajv2020 } from 'ajv/dist/2020';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BLOCKCHAIN_SIGN_BODY, bodySchema, PADES_SIGN_BODY, parseBody, type BodySpec } from '../../../src/api/request-schemas';
+import { bodySchema, PADES_SIGN_BODY, parseBody, type BodySpec } from '../../../src/api/request-schemas';
+import { BLOCKCHAIN_SIGN_BODY } from '../../../src/signing/kinds';
 import { MAX_CHAIN_ID } from '../../../src/evm';
 import { isLocalsignError } from '../../../src/domain/errors';
 

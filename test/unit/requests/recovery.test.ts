@@ -9,6 +9,9 @@ import { recoverPending } from '../../../src/requests/recovery';
 import { RequestRegistry, type NewRequest } from '../../../src/requests/registry';
 import { RequestStore, type RequestEntry } from '../../../src/store/request-store';
 import { tempDir } from '../../helpers/temp-dir';
+import { BUILT_IN_KINDS, KindTable } from '../../../src/signing/kinds';
+
+const kinds = new KindTable(BUILT_IN_KINDS);
 
 /**
  * Issue 7 item 2: a request whose run a crash cut short gets one more try at the next start; if
@@ -46,6 +49,7 @@ describe('recoverPending: one more try, not an endless loop', () => {
       store,
       registry,
       hasWorkFile: (id) => workFiles.has(id),
+      holdsDocument: (e) => kinds.holdsDocument(e.kind),
       resume: (e) => resumed.push(e.requestId),
       workFiles: { list: () => [...workFiles], remove: (id) => void removed.push(id) },
     });

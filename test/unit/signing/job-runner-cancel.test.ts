@@ -11,6 +11,7 @@ import { JobRunner } from '../../../src/signing/job-runner';
 import type { Job, JobDeps, JobOutcome, JobRun } from '../../../src/signing/job-types';
 import { RequestStore } from '../../../src/store/request-store';
 import { tempDir } from '../../helpers/temp-dir';
+import { padesKind, type PadesParams, type SignatureKind } from '../../../src/signing/kinds';
 
 /**
  * Issue 18, the runner's side of cancellation: the timeout ends a request at once, its PAdES slot
@@ -18,12 +19,12 @@ import { tempDir } from '../../helpers/temp-dir';
  * signature that was made is never hidden behind an ERROR: its audit record names the digest. The PAdES job is a stand-in each test drives
  * (what the job does between steps is tested with it elsewhere); setTimeout is faked.
  */
-const jobs = vi.hoisted(() => ({ pades: null as Job<'pades'> | null }));
-vi.mock('../../../src/signing/kinds/pades', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../../src/signing/kinds/pades')>();
-  // The real PAdES kind (its slot, spill and release), with the stand-in job.
-  return { ...real, padesKind: { ...real.padesKind, run: (...args: Parameters<Job<'pades'>>) => jobs.pades!(...args) } };
-});
+const jobs = { pades: null as Job<PadesParams> | null };
+// The real PAdES kind (its slot, spill and release), with the stand-in job.
+const standIn: SignatureKind = {
+  ...padesKind,
+  job: async () => ({ ...(await padesKind.job()), run: (...args: Parameters<Job<PadesParams>>) => jobs.pades!(...args) }),
+} as unknown as SignatureKind;
 
 const T0 = Date.parse('2026-11-22T10:00:00.000Z');
 const DIGEST = 'cd'.repeat(32);
@@ -41,7 +42,7 @@ describe('JobRunner cancellation (issue 18)', () => {
   // Loaded first, as job-runner.test.ts does: the runner imports it on first use, and the faked
   // timers would hold that import back.
   beforeAll(async () => {
-    await import('../../../src/signing/kinds/pades');
+    await padesKind.job();
   });
   let dir: string;
   let store: RequestStore;
@@ -69,7 +70,7 @@ describe('JobRunner cancellation (issue 18)', () => {
   // The runner only spills and releases documents here (a spill: the request waits for a slot);
   // the stand-in job reads none.
   const spilled: string[] = [];
-  const deps = { now: () => new Date(T0), documents: { spill: (id: string) => void spilled.push(id), releaseWork: () => undefined, readPrepared: async () => null }, engines: () => ({ name: 'chip', remote: false, sign: () => Promise.reject(new Error('the stand-in jobs sign nothing')) }) } as unknown as JobDeps;
+  const deps = { now: () => new Date(T0), documents: { spill: (id: string) => void spilled.push(id), releaseWork: () => undefined, readPrepared: async () => null }, kinds: () => standIn, engines: () => ({ name: 'chip', remote: false, sign: () => Promise.reject(new Error('the stand-in jobs sign nothing')) }) } as unknown as JobDeps;
   const runner = (concurrency = 4) => new JobRunner(registry, deps, 1000, concurrency);
 
   /** A PAdES request created `laterMs` after T0 (its own timeout counts from then). */

@@ -15,7 +15,7 @@ import { HttpClient } from '../../../src/net/http-client';
 import { DocumentStore } from '../../../src/store/document-store';
 import { PlatformResultHub } from '../../../src/platform/remote/results';
 import type { JobDeps } from '../../../src/signing/job-types';
-import { signingEngines } from '../../../src/signing/engines';
+import { builtInSigning } from '../../helpers/signing-tables';
 import { inlineDocumentWork } from '../../helpers/document-work';
 import { runSignTask } from '../../../src/signing/sign-tasks';
 import { RequestStore } from '../../../src/store/request-store';
@@ -69,7 +69,7 @@ describe('JobRunner request timeout', () => {
 
   const deps = (chip: Chip): JobDeps => ({
     now: () => new Date(clock),
-    engines: signingEngines({ runTask: async (t) => runSignTask(t), getChip: async () => chip, platform: { platform: () => null, hub: new PlatformResultHub() } }),
+    ...builtInSigning({ getChip: async () => chip }),
     documentWork: inlineDocumentWork(),
     findCredential: (k) => (k === CREDENTIAL.credential_key ? (CREDENTIAL as never) : undefined),
     findDesign: () => undefined,
@@ -206,8 +206,7 @@ describe('JobRunner and the remote platform', () => {
     const credential = { ...CREDENTIAL, engine: 'platform' };
     const runner = new JobRunner(registry, {
       now,
-      engines: signingEngines({
-        runTask: async (t) => runSignTask(t),
+      ...builtInSigning({
         getChip: async () => { throw new Error('no chip for a platform credential'); },
         platform: { platform: () => platform as never, hub: new PlatformResultHub() },
       }),

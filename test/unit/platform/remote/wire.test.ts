@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { PlatformError } from '../../../../src/domain/errors';
 import { checkDesign } from '../../../../src/platform/design-check';
 import { backoffDelay, checkPlatformUrl } from '../../../../src/platform/remote/client';
-import { parseCredentials, parseDesigns, parsePairAnswer, parseResult } from '../../../../src/platform/remote/wire';
+import { parseCredentials as parseWith, parseDesigns, parsePairAnswer, parseResult } from '../../../../src/platform/remote/wire';
+import { BUILT_IN_ENGINES } from '../../../../src/signing/engines';
+import { BUILT_IN_KINDS, KindTable } from '../../../../src/signing/kinds';
+
+/** The catalogue as the service reads it: the built-in kinds' credential types and the built-in engines. */
+const parseCredentials = (body: unknown) => parseWith(body, new KindTable(BUILT_IN_KINDS).catalogueRules(BUILT_IN_ENGINES));
 
 const design = () => ({
   design_key: 'd1',
@@ -72,15 +77,15 @@ describe('platform wire data is checked field by field', () => {
   });
 
   it('results for both kinds, and their refusals', () => {
-    expect(parseResult({ status: 'PENDING' }, 'pades')).toEqual({ status: 'PENDING' });
-    expect(parseResult({ status: 'ERROR', error: 'declined on the phone' }, 'pades')).toEqual({ status: 'ERROR', error: 'declined on the phone' });
-    expect(parseResult({ status: 'DONE', signature_base64: 'AQID' }, 'pades')).toEqual({ status: 'DONE', signature: Uint8Array.of(1, 2, 3) });
+    expect(parseResult({ status: 'PENDING' }, 'signature')).toEqual({ status: 'PENDING' });
+    expect(parseResult({ status: 'ERROR', error: 'declined on the phone' }, 'signature')).toEqual({ status: 'ERROR', error: 'declined on the phone' });
+    expect(parseResult({ status: 'DONE', signature_base64: 'AQID' }, 'signature')).toEqual({ status: 'DONE', signature: Uint8Array.of(1, 2, 3) });
     const r = '0x' + 'a'.repeat(64);
-    expect(parseResult({ status: 'DONE', r, s: r, recovery_id: 1 }, 'blockchain')).toEqual({ status: 'DONE', r, s: r, recoveryId: 1 });
-    expect(() => parseResult({ status: 'DONE', r, s: r, recovery_id: 2 }, 'blockchain')).toThrow('recovery_id other than 0 or 1');
-    expect(() => parseResult({ status: 'DONE', r: '0xAB', s: r, recovery_id: 0 }, 'blockchain')).toThrow('malformed r');
-    expect(() => parseResult({ status: 'DONE' }, 'pades')).toThrow('malformed signature_base64');
-    expect(() => parseResult({ status: 'WAITING' }, 'pades')).toThrow('unknown status');
+    expect(parseResult({ status: 'DONE', r, s: r, recovery_id: 1 }, 'recoverable')).toEqual({ status: 'DONE', r, s: r, recoveryId: 1 });
+    expect(() => parseResult({ status: 'DONE', r, s: r, recovery_id: 2 }, 'recoverable')).toThrow('recovery_id other than 0 or 1');
+    expect(() => parseResult({ status: 'DONE', r: '0xAB', s: r, recovery_id: 0 }, 'recoverable')).toThrow('malformed r');
+    expect(() => parseResult({ status: 'DONE' }, 'signature')).toThrow('malformed signature_base64');
+    expect(() => parseResult({ status: 'WAITING' }, 'signature')).toThrow('unknown status');
   });
 });
 

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { Chip } from '../../../../src/chip/types';
 import { signDigestSecp256k1 } from '../../../../src/evm';
 import { runEvmJob } from '../../../../src/signing/kinds/evm';
-import { signingEngines } from '../../../../src/signing/engines';
+import { builtInSigning } from '../../../helpers/signing-tables';
+import type { EvmParams } from '../../../../src/signing/kinds';
 import { HttpClient } from '../../../../src/net/http-client';
 import { DocumentStore } from '../../../../src/store/document-store';
 import { PlatformResultHub } from '../../../../src/platform/remote/results';
@@ -27,7 +28,7 @@ const tokenLike: Chip = {
   close: async () => undefined,
 };
 
-const entry = (chainId: number | null): Extract<RequestEntry, { kind: 'blockchain' }> => ({
+const entry = (chainId: number | null): RequestEntry<EvmParams> => ({
   requestId: 'req_1', kind: 'blockchain', status: 'PENDING', credentialKey: 'k', wrapperKey: 'w',
   createdAt: '2026-11-22T10:00:00.000Z', completedAt: null, params: { engine: 'chip', txHash: TX, chainId: chainId },
 });
@@ -38,7 +39,7 @@ const runOf = (d: JobDeps) => ({ ...RUN, engine: d.engines('chip') });
 
 const deps = (address: string): JobDeps => ({
   now: () => new Date('2026-11-22T10:00:00Z'),
-  engines: signingEngines({ runTask: async (t) => runSignTask(t), getChip: async () => tokenLike, platform: { platform: () => null, hub: new PlatformResultHub() } }),
+  ...builtInSigning({ getChip: async () => tokenLike }),
   documentWork: inlineDocumentWork(),
   findCredential: () => ({ credential_key: 'k', type: 'evm', name: 'w', engine: 'chip', default_design_key: null, address, chip_key_id: '03', public_key_hex: Buffer.from(PUBLIC).toString('hex') }),
   findDesign: () => undefined,

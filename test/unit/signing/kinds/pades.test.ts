@@ -1,10 +1,12 @@
-import { sign } from 'node:crypto';
+import { createPrivateKey } from 'node:crypto';
+import { p256 } from '@noble/curves/nist.js';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyPades } from '../../../../src/pades/sign';
-import { runPadesJob } from '../../../../src/signing/kinds/pades';
+import { runPadesJob } from '../../../../src/signing/kinds/pades-job';
+import type { PadesParams } from '../../../../src/signing/kinds';
 import type { SigningEngine } from '../../../../src/signing/engine';
 import type { JobDeps, JobRun } from '../../../../src/signing/job-types';
 import { HttpClient } from '../../../../src/net/http-client';
@@ -36,12 +38,15 @@ describe('runPadesJob with a document prepared before the 202', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const credential = (): CachedCredential => ({ credential_key: 'cred-p', type: 'pades', name: 'p', engine: 'chip', default_design_key: null, certificate_chain: pki.chain.map((c) => Buffer.from(c).toString('base64')) });
-  const entry = (id: string): Extract<RequestEntry, { kind: 'pades' }> => ({
+  const entry = (id: string): RequestEntry<PadesParams> => ({
     requestId: id, kind: 'pades', status: 'PENDING', credentialKey: 'cred-p', wrapperKey: 'w', createdAt: '2026-11-28T10:00:00.000Z', completedAt: null,
     params: { engine: 'chip', designKey: null, variables: {}, reason: null, location: null, signerName: 'A. Signer', level: 'B-B' },
   });
-  /** The chip: ECDSA over the signed attributes, DER, as the chip engine hands it to finish. */
-  const engine: SigningEngine = { name: 'chip', remote: false, sign: (async (request: { signedAttributes: Uint8Array }) => new Uint8Array(sign('sha256', request.signedAttributes, pki.signerKeyPem))) as SigningEngine['sign'] };
+  /** The chip: ECDSA over the digest of the signed attributes, r‖s, as CKM_ECDSA gives it. */
+  const engine: SigningEngine = {
+    name: 'chip', signer: 'the chip', summary: 'a test chip', remote: false, onChip: true, recovers: false,
+    sign: async (request) => ({ signature: p256.sign(request.digest, Buffer.from(createPrivateKey(pki.signerKeyPem).export({ format: 'jwk' }).d!, 'base64url'), { prehash: false, format: 'compact' }) }),
+  };
 
   async function run(id: string, reserveTimestamp: boolean) {
     const documentWork = inlineDocumentWork();
