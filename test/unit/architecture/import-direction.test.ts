@@ -4,7 +4,7 @@
  * rules are few, and a failure names the file, the import and the rule it breaks.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = resolve(__dirname, '../../../src');
@@ -150,6 +150,19 @@ describe('the import graph (AGENTS.md)', () => {
             wrong.push(`${relative(SRC, file)} imports ${spec}: enter ${relative(SRC, face)}/ through its index.ts`);
           }
         }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('a _-prefixed file is private to its folder: imported only from there, and no index.ts re-exports it', () => {
+    const wrong: string[] = [];
+    for (const file of all) {
+      for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+        const target = spec.startsWith('.') ? resolveImport(file, spec) : null;
+        if (!target || !basename(target).startsWith('_')) continue;
+        if (dirname(target) !== dirname(file)) wrong.push(`${relative(SRC, file)} imports ${spec}, private to ${relative(SRC, dirname(target))}/`);
+        else if (basename(file) === 'index.ts') wrong.push(`${relative(SRC, file)} re-exports ${spec}: a door names public files only`);
       }
     }
     expect(wrong).toEqual([]);
