@@ -9,8 +9,7 @@
  * every status good from the carrier it came in.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { children, ctx, oid, readDerExact, seq, setOf } from '../../../src/der/der';
@@ -26,6 +25,7 @@ import { parseJson, runCliAsync } from '../../helpers/cli';
 import { withRevocationInfo } from '../../helpers/pkits-pdf';
 import { createRevocationPki, startRevocationServer, type RevocationPki, type RevocationServer } from '../../helpers/revocation-pki';
 import { authed, initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
+import { tempDir } from '../../helpers/temp-dir';
 import { signDigest } from '../../helpers/test-pki';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
@@ -95,7 +95,7 @@ beforeAll(async () => {
     smallPdf('revoked signer').then((b) => new Uint8Array(b)),
   ]);
   await server.revoke(revoked.intermediateName, revoked.signerCertPath);
-  trust = join(mkdtempSync(join(tmpdir(), 'localsign-revoked-trust-')), 'trust.pem');
+  trust = join(tempDir('localsign-revoked-trust-'), 'trust.pem');
   writeFileSync(trust, revoked.caCertPem + good.caCertPem);
   service = await startServiceProcess({ home: home.home, args: ['--trust', trust] });
   call = authed(service.url, wrapper);
