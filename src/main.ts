@@ -4,18 +4,18 @@ import { PDF_WORKER_ARG } from './workers/entry';
 /**
  * The only module with import-time effects. The same bundle is the CLI; started with
  * workerData.role 'sign-worker' it is a signing thread, and with PDF_WORKER_ARG (and an IPC
- * channel) a PDF worker process (workers/pool.ts), when the worker's own bundle is not beside it
- * or there is no script file at all (the single executable: workers/entry.ts).
+ * channel) a PDF worker process (workers/serve-worker.ts), when the worker's own bundle is not
+ * beside it or there is no script file at all (the single executable: workers/entry.ts).
  */
 const role = isMainThread ? null : (workerData as { role?: string } | null)?.role;
 if (role === 'sign-worker' && parentPort) {
-  void Promise.all([import('./workers/pool'), import('./signing/sign-tasks')]).then(([pool, tasks]) =>
-    pool.serveWorker(pool.threadChannel(parentPort!), tasks.runSignTask),
+  void Promise.all([import('./workers/serve-worker'), import('./signing/sign-tasks')]).then(([worker, tasks]) =>
+    worker.serveWorker(worker.threadChannel(parentPort!), tasks.runSignTask),
   );
 } else if (isMainThread && process.argv[2] === PDF_WORKER_ARG && process.send) {
   // The engine loads with the first task, so a failure to load it is that task's error.
-  void Promise.all([import('./workers/pool'), import('./workers/handles')]).then(([pool, handles]) =>
-    pool.serveWorker(pool.processChannel(process), async (task: never) => (await import('./workers/document-tasks')).runDocumentTask(task), { retireAboveMb: handles.PDF_WORKER_RETIRE_ABOVE_MB }),
+  void Promise.all([import('./workers/serve-worker'), import('./workers/handles')]).then(([worker, handles]) =>
+    worker.serveWorker(worker.processChannel(process), async (task: never) => (await import('./workers/document-tasks')).runDocumentTask(task), { retireAboveMb: handles.PDF_WORKER_RETIRE_ABOVE_MB }),
   );
 } else {
   // Before anything writes: standard handles that cannot be opened or written are dropped, not fatal.

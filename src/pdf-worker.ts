@@ -1,5 +1,5 @@
 import { PDF_WORKER_RETIRE_ABOVE_MB } from './workers/handles';
-import { processChannel, serveWorker } from './workers/pool';
+import { processChannel, serveWorker } from './workers/serve-worker';
 
 /**
  * Entry point of a PDF worker process, bundled on its own (dist/localsign-pdf-worker.cjs): the PDF

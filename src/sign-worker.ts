@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { runSignTask } from './signing/sign-tasks';
-import { serveWorker, threadChannel } from './workers/pool';
+import { serveWorker, threadChannel } from './workers/serve-worker';
 
 /**
  * Entry point of a signing worker thread, bundled on its own (dist/localsign-worker.cjs): only

@@ -1,9 +1,4 @@
-import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
-import { finished } from 'node:stream/promises';
 import { InvalidInputError, PdfInputError } from '../domain/errors';
-import type { FileBytes } from '../store/file-bytes';
-import { asStorageError } from '../store/storage-error';
 import { notAPdf, PDF_HEADER, PREVIEW_BYTES, previewBytes, requirePdfHeader, startsWithAscii } from '../signing/validation';
 
 /**
@@ -12,6 +7,9 @@ import { notAPdf, PDF_HEADER, PREVIEW_BYTES, previewBytes, requirePdfHeader, sta
  * input validates the alphabet and the line layout; Node's decoder (lenient by itself: it skips
  * CR/LF and reads `-`/`_`) runs only on text that pass has proven well-formed, so 100+ MB inputs
  * cost one scan and one decoded copy, with no regex and no cleaned-up intermediate string.
+ *
+ * The rules only: what a value is, which repairs apply, and the exact message of each refusal.
+ * No file is written here; a large field that goes straight to a file is base64-to-file.ts's.
  */
 
 export type Base64Repair = 'data-uri-prefix' | 'line-breaks' | 'padding' | 'url-safe-alphabet' | 'double-encoded';
@@ -104,7 +102,7 @@ function decodeCanonical(text: string, start: number): Decoded | null {
 const CHUNK_CHARS = 1024 * 1024;
 
 /** Latin1 text of `b`, CHUNK_CHARS characters at a time (never a string of all of it). */
-function* chunksOf(b: Uint8Array): Generator<{ off: number; text: string }> {
+export function* chunksOf(b: Uint8Array): Generator<{ off: number; text: string }> {
   for (let off = 0; off < b.length; off += CHUNK_CHARS) {
     yield { off, text: Buffer.from(b.buffer, b.byteOffset + off, Math.min(CHUNK_CHARS, b.length - off)).toString('latin1') };
   }
@@ -115,14 +113,14 @@ function* chunksOf(b: Uint8Array): Generator<{ off: number; text: string }> {
  * field: checking and decoding 140 MB in one go held the loop for 0.65 to 0.75 s here (issue 15's
  * probe, /health polled from another process).
  */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * A pdf_base64 too large to be worth a JavaScript string: the bytes of its JSON string, known to
  * hold base64 alphabet characters only (so also no JSON escape and no control character: the bytes
  * are the string). Checked at parse (`of`), decoded when the document is wanted (`decodePdfField`,
- * after the request's other checks), both a chunk at a time; a string of the whole text (140 MB
- * for a 100 MB document) is never made.
+ * after the request's other checks, or into a file: base64-to-file.ts), both a chunk at a time; a
+ * string of the whole text (140 MB for a 100 MB document) is never made.
  */
 export class Base64Bytes {
   /** The decoding when the bytes are canonical base64 (else null); undefined until `decode`. */
@@ -146,51 +144,30 @@ export class Base64Bytes {
     return this;
   }
 
-  /**
-   * When the bytes are canonical base64 of a PDF: decodes them into `path` a chunk at a time
-   * (between turns of the event loop, the disk setting the pace) and gives the document's length;
-   * else null, and nothing is written (the caller then takes decodePdfField, whose repairs and
-   * messages apply). The 100 MB path over JSON: the document is never whole in memory (issue 18).
-   */
-  async decodeToFile(path: string): Promise<number | null> {
-    const b = this.bytes;
-    if (b.length === 0 || b.length % 4 !== 0) return null;
-    if (!paddingAtEnd(Buffer.from(b.buffer, b.byteOffset, b.byteLength).indexOf(0x3d), 0, b.length, b[b.length - 1] === 0x3d)) return null;
-    const start = Buffer.from(Buffer.from(b.buffer, b.byteOffset, Math.min(8, b.length)).toString('latin1'), 'base64');
-    if (!startsWithAscii(start, PDF_HEADER)) return null;
-    const out = createWriteStream(path, { mode: 0o600 });
-    // Listened to from the start: a write that fails between two chunks (a full disk) is an
-    // error of this request, never an uncaught one.
-    let failed: unknown = null;
-    out.on('error', (error) => (failed ??= error));
-    let written = 0;
-    try {
-      for (const { text } of chunksOf(b)) {
-        const chunk = Buffer.from(text, 'base64');
-        written += chunk.length;
-        if (!out.write(chunk)) await once(out, 'drain');
-        else await nextTurn();
-        if (failed) throw failed;
-      }
-      out.end();
-      await finished(out);
-    } catch (error) {
-      out.destroy();
-      throw asStorageError(error, path);
-    }
-    return written;
-  }
-
   get canonical(): Uint8Array | null {
     if (this.decoded === undefined) throw new Error('Base64Bytes.decode() must run before canonical is read');
     return this.decoded;
   }
 }
 
+/** Bytes of the base64 alphabet whose length and padding are canonical (decodeCanonical's test, for bytes). */
+function canonicalLength(b: Uint8Array): boolean {
+  if (b.length === 0 || b.length % 4 !== 0) return false;
+  return paddingAtEnd(Buffer.from(b.buffer, b.byteOffset, b.byteLength).indexOf(0x3d), 0, b.length, b[b.length - 1] === 0x3d);
+}
+
+/**
+ * Bytes of the base64 alphabet that are canonical base64 of a PDF, as far as their first eight
+ * characters tell: such a field needs no repair, and its decoding may go straight to a file.
+ */
+export function isCanonicalPdf(b: Uint8Array): boolean {
+  if (!canonicalLength(b)) return false;
+  return startsWithAscii(Buffer.from(Buffer.from(b.buffer, b.byteOffset, Math.min(8, b.length)).toString('latin1'), 'base64'), PDF_HEADER);
+}
+
 /** decodeCanonical over bytes of the base64 alphabet: length and padding, then chunk by chunk. */
 async function decodeCanonicalBytes(b: Uint8Array): Promise<Uint8Array | null> {
-  if (b.length === 0 || b.length % 4 !== 0) return null;
-  if (!paddingAtEnd(Buffer.from(b.buffer, b.byteOffset, b.byteLength).indexOf(0x3d), 0, b.length, b[b.length - 1] === 0x3d)) return null;
+  if (!canonicalLength(b)) return null;
   const out = Buffer.allocUnsafe((b.length / 4) * 3);
   let written = 0;
   for (const { text } of chunksOf(b)) {
@@ -320,19 +297,6 @@ function checkPadding(data: number, pad: number): boolean | string {
   const expected = rem === 0 ? 0 : 4 - rem;
   if (pad > expected) return `pdf_base64 ends with ${pad} "=" after ${data} base64 characters where ${expected} belong`;
   return pad < expected;
-}
-
-/**
- * decodePdfField for a large field whose document may go to a file: canonical base64 of a PDF is
- * decoded into `path` (Base64Bytes.decodeToFile) and answered as that file; anything else as
- * decodePdfField answers it, in memory.
- */
-export async function decodePdfFieldToFile(field: unknown, path: string): Promise<{ pdf: Uint8Array | FileBytes; repairs: Base64Repair[] }> {
-  if (field instanceof Base64Bytes) {
-    const length = await field.decodeToFile(path);
-    if (length !== null) return { pdf: { $file: path, length }, repairs: [] };
-  }
-  return decodePdfField(field);
 }
 
 /** The request field as the routes have it: a large field (Base64Bytes) decoded first, then decodePdfBase64. */

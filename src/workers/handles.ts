@@ -15,11 +15,12 @@ import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { workerEnvironment } from '../config/env';
 import type { ProcessEntry, WorkerEntry } from './entry';
+import { isReady } from './protocol';
 import { nodeOptionsValue, pdfWorkerOptions } from './sandbox';
 
 /**
- * A PDF worker whose resident memory is above this after a task asks to be replaced (pool.ts
- * serveWorker): V8 keeps the heap a large document grew, and pdf-lib interns every name it has
+ * A PDF worker whose resident memory is above this after a task asks to be replaced
+ * (serve-worker.ts): V8 keeps the heap a large document grew, and pdf-lib interns every name it has
  * read for the life of the process. A fresh worker holds about 70 MiB.
  */
 export const PDF_WORKER_RETIRE_ABOVE_MB = 192;
@@ -46,7 +47,7 @@ export interface WorkerHandle {
 export type StartWorker = (events: WorkerEvents) => WorkerHandle;
 
 /**
- * A worker thread running `entry` with `role` (workers/pool.ts serveWorker on the other side). Its
+ * A worker thread running `entry` with `role` (serve-worker.ts on the other side). Its
  * `process.env` is its own copy, holding only what the runtime reads: a thread shares the
  * service's memory, but code that lists the environment finds no chip PIN variable there.
  */
@@ -98,10 +99,10 @@ export function processStarter(entry: ProcessEntry, o: { heapMb: number; scratch
       ended = true;
       events.gone(reason);
     };
-    // Tasks wait until the child says it listens (pool.ts READY): one sent before would be lost.
+    // Tasks wait until the child says it listens (protocol.ts READY): one sent before would be lost.
     let waiting: unknown[] | null = [];
     child.on('message', (m: unknown) => {
-      if (waiting && typeof m === 'object' && m !== null && (m as { ready?: unknown }).ready === 'localsign-worker') {
+      if (waiting && isReady(m)) {
         for (const task of waiting) child.send(task as never);
         waiting = null;
         events.ready();

@@ -9,7 +9,7 @@ import { newBytes } from './large-bytes';
  * buffers per request: the check's reading of it, prepare's reading and prepare's output, and
  * finish's reading of the prepared file. Kept buffers fault once per worker instead.
  *
- * Safe because a worker runs one task at a time (pool.ts serveWorker), and a task's large answer is
+ * Safe because a worker runs one task at a time (serve-worker.ts), and a task's large answer is
  * written to its file (or serialized into the IPC message) before the task ends: nothing of a kept
  * buffer is read after its task. Only used where that holds (document-tasks.ts: a task posted
  * with a scratch folder).
@@ -17,7 +17,7 @@ import { newBytes } from './large-bytes';
  * Bounded: a buffer over `keepAtMost` bytes is made fresh and not kept, and one that no task took
  * for a while is let go (`dropUnused`): a worker that read one large document does not hold it
  * while it goes on with small ones. The worker's retire limit (handles.ts) counts what it holds
- * beyond the kept buffers (pool.ts serveWorker `keptBytes`), so once they are let go a worker
+ * beyond the kept buffers (serve-worker.ts `keptBytes`), so once they are let go a worker
  * still that large is replaced, and its memory returned.
  */
 export class ReusedBuffers {

@@ -6,8 +6,8 @@
  * point anywhere (`redirect`) or free objects (`free`): what an attacker's update does. Test-only.
  */
 import { PDFArray, PDFDict, PDFName, PDFRef, PDFString } from 'pdf-lib';
-import { newObjectsAfter } from '../../src/pades/pdf/_new-objects';
-import { PdfReader } from '../../src/pades/pdf/_pdf-reader';
+import { newObjectsAfter } from '../../src/pades/pdf/new-objects';
+import { PdfReader } from '../../src/pades/pdf/pdf-reader';
 import { writeIncrementalUpdate } from '../../src/pades/pdf/incremental-writer';
 import { findPage } from '../../src/pades/pdf/signature-field';
 

@@ -43,7 +43,7 @@ export function processCommand(pid: number): string[] {
 
 /**
  * Starts `command` as a PDF worker with exactly `env` (the IPC channel as the service opens it:
- * V8 serialization), waits for it to say it listens (workers/pool.ts READY), posts `task` and
+ * V8 serialization), waits for it to say it listens (workers/protocol.ts READY), posts `task` and
  * resolves with its answer ({ok, value} or {ok: false, error}); the worker is then ended.
  */
 export function askPdfWorker(command: string[], env: Record<string, string>, task: unknown): Promise<{ ok: boolean; value?: unknown; error?: { message: string } }> {

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
-import { Base64Bytes, decodePdfField, decodePdfFieldToFile } from '../base64-repair';
+import { Base64Bytes, decodePdfField } from '../base64-repair';
+import { decodePdfFieldToFile } from '../base64-to-file';
 import { requirePdfHeader } from '../../signing/validation';
 import type { AppContext } from '../../context';
 import { InvalidInputError } from '../../domain/errors';

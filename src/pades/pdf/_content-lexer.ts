@@ -5,7 +5,7 @@
  * image's data (§8.9.7, between ID and EI) is skipped. Never throws: a malformed stream ends the
  * walk early, and the caller treats what it saw so far as the page's content.
  */
-import { decodeHexDigits } from './_hex';
+import { decodeHexDigits } from './hex';
 
 export type Operand = number | boolean | null | { name: string } | Uint8Array | Operand[] | { dict: Map<string, Operand> };
 

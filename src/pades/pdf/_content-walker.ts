@@ -7,7 +7,7 @@
 import { PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFObject } from 'pdf-lib';
 import { forEachOperation, type ContentOperation, type Operand } from './_content-lexer';
 import { readFontMetrics, type FontMetrics } from './_font-metrics';
-import type { PdfReader } from './_pdf-reader';
+import type { PdfReader } from './pdf-reader';
 
 export interface Box {
   x1: number;

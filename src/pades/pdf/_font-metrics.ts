@@ -7,7 +7,7 @@
  */
 import { PDFArray, PDFDict, PDFName, PDFNumber, StandardFontEmbedder, type PDFObject } from 'pdf-lib';
 import type { FontNames } from '@pdf-lib/standard-fonts';
-import type { PdfReader } from './_pdf-reader';
+import type { PdfReader } from './pdf-reader';
 
 export interface FontMetrics {
   /** Bytes per character code: 2 for Type0 fonts (CMap codes, read conservatively), else 1. */

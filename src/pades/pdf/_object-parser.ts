@@ -9,7 +9,7 @@
  * character at a time, and a 50 MB hex string in a catalog needed 2.95 GB (issue 15).
  */
 import { PDFContext, PDFHexString, PDFName, PDFObject, PDFObjectParser, PDFString } from 'pdf-lib';
-import { tooComplex } from './_limits';
+import { tooComplex } from './limits';
 
 const WHITESPACE = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
 

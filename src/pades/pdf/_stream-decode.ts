@@ -10,7 +10,7 @@ import { constants, inflateSync } from 'node:zlib';
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, decodePDFRawStream } from 'pdf-lib';
 import { concat } from '../../der/der';
 import type { PdfInputError } from '../../domain/errors';
-import { tooComplex } from './_limits';
+import { tooComplex } from './limits';
 
 const MiB = 1024 * 1024;
 

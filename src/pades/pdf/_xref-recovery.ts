@@ -14,7 +14,7 @@
  */
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef } from 'pdf-lib';
 import { PdfInputError } from '../../domain/errors';
-import { unlessDamaged } from './_limits';
+import { unlessDamaged } from './limits';
 import { countParsedObjects, isPdfWhitespace, parseIndirectObjectAt, parseObjectSpan, readUnsigned, skipWhitespace, type IndirectObject } from './_object-parser';
 import { decodeStreamContents } from './_stream-decode';
 import { reserveEntries, type XrefChain, type XrefEntry, type XrefScope } from './xref';

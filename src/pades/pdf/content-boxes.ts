@@ -11,7 +11,7 @@
  */
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFObject } from 'pdf-lib';
 import { Walker, type Box, type ContentBox, type GraphicsState } from './_content-walker';
-import type { PdfReader } from './_pdf-reader';
+import type { PdfReader } from './pdf-reader';
 
 export type { Box, ContentBox } from './_content-walker';
 

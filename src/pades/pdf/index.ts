@@ -1,8 +1,8 @@
-export { decodeHexDigits } from './_hex';
-export { isLimit, refuseRangeErrors, tooComplex, unlessDamaged } from './_limits';
-export { newObjectsAfter } from './_new-objects';
-export { parseObjectSpan, readObjectHeader, skipWhitespace } from './_object-parser';
-export { PdfReader } from './_pdf-reader';
+export { decodeHexDigits } from './hex';
+export { isLimit, refuseRangeErrors, tooComplex, unlessDamaged } from './limits';
+export { newObjectsAfter } from './new-objects';
+export { PdfReader } from './pdf-reader';
+export { contentsSpan, type ContentsSpan } from './signature-span';
 export { byteRangeFor, byteRangePlaceholder, contentsPlaceholder, digestByteRange, embedContents, locateSignatureSlots, patchByteRange, type ByteRange } from './byterange';
 export { findAnnotationBoxes, findContentBoxes, inheritedAttribute, type Box } from './content-boxes';
 export { incrementalUpdateTail, writeIncrementalUpdate, type UpdateObject } from './incremental-writer';

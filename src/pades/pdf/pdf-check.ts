@@ -5,8 +5,8 @@
  */
 import { PDFArray, PDFDict, PDFName, PDFRef } from 'pdf-lib';
 import { PdfInputError } from '../../domain/errors';
-import { refuseRangeErrors } from './_limits';
-import { PdfReader } from './_pdf-reader';
+import { refuseRangeErrors } from './limits';
+import { PdfReader } from './pdf-reader';
 import type { XrefKind } from './xref';
 
 export interface PdfInfo {

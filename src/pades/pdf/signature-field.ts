@@ -6,7 +6,7 @@
  */
 import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString } from 'pdf-lib';
 import { PdfInputError } from '../../domain/errors';
-import type { PdfReader } from './_pdf-reader';
+import type { PdfReader } from './pdf-reader';
 import { byteRangePlaceholder, contentsPlaceholder } from './byterange';
 import { forEachField } from './pdf-check';
 import type { UpdateObject } from './incremental-writer';

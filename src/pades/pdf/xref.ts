@@ -3,7 +3,7 @@
  * §7.5.8.4 hybrid files, §7.5.6 incremental updates): from the last `startxref`, through every
  * `/Prev`, merging newest first. Offsets are taken as written and never reconstructed
  * (CONTRACT: a PDF whose cross-reference data is broken is refused, offsets are not guessed);
- * only validation (a reader made with `damage`, _pdf-reader.ts) rebuilds broken data by scanning the
+ * only validation (a reader made with `damage`, pdf-reader.ts) rebuilds broken data by scanning the
  * file (_xref-recovery.ts) and name the damage (issue 17).
  * Every count a section claims is checked against the bytes that must hold it before any loop
  * runs, and the entries of one document are capped (issue 15: a 318-byte xref stream claiming
@@ -11,10 +11,7 @@
  */
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFRawStream } from 'pdf-lib';
 import { PdfInputError } from '../../domain/errors';
-import { tooComplex } from './_limits';
-
-/** A document over one of the engine's limits: a 422 naming it, which recovery never turns into a report (isLimit: the worker's validation tells it from damage). */
-export { isLimit, tooComplex, TooComplexError } from './_limits';
+import { tooComplex } from './limits';
 import { DecodeBudget, decodeStreamContents } from './_stream-decode';
 import { latin1, matchKeyword, parseIndirectObjectAt, parseObjectSpan, readUnsigned, skipWhitespace } from './_object-parser';
 

@@ -23,17 +23,12 @@ import { judgeAlgorithms } from '../../pki/algorithm-strength';
 import type { PolicyInputs } from '../../pki/policy-tree';
 import type { FoundIn, RevocationData, RevocationEntry } from '../../pki/revocation';
 import { describeCertificate, type CertificateDescription } from '../../pki/describe-certificate';
-import { decodeHexDigits } from '../pdf';
-import { isLimit, refuseRangeErrors, tooComplex, unlessDamaged } from '../pdf';
-import { PdfReader } from '../pdf';
-import { contentsSpan, type ContentsSpan } from './_signature-span';
-import type { ByteRange } from '../pdf';
+import { contentsSpan, decodeHexDigits, docMdpPermission, forEachField, isLimit, PdfReader, refuseRangeErrors, tooComplex, unlessDamaged, type ByteRange, type ContentsSpan } from '../pdf';
 import { checkCms, checkTimestampToken, digestWith } from '../cms';
 import { vriKey } from '../sign';
 import { readDssData } from './dss-read';
 import { fieldLockOf, lockedChanges, lockPermissionOf, transformsOf } from './_mdp';
 import { ChangeAnalysis, changesAllowed, type ModificationReport } from './modifications';
-import { docMdpPermission, forEachField } from '../pdf';
 import { RevocationSources } from './revocation-sources';
 import type { RevocationInfo } from '../../der/cms-fields';
 
@@ -203,7 +198,7 @@ function signedEnd(f: Found, otherwise: number): number {
  * §12.8.1: the signature value is the signature dictionary's own /Contents (never whatever the
  * /ByteRange happens to skip), and the /ByteRange [0, gap start, gap end, rest] skips exactly
  * that string: of this dictionary, at the offset the cross-reference data gives its object
- * (_signature-span.ts). A /ByteRange copied from another signature skips that one's /Contents:
+ * (pdf/signature-span.ts). A /ByteRange copied from another signature skips that one's /Contents:
  * the value is still this dictionary's (so the digest fails as pdfsig's does, or, with the
  * other's /Contents copied too, holds for the other's bytes), and the signature is invalid
  * because it is not bound to its field. Returns the value's bytes.

@@ -5,7 +5,7 @@
  * around these boxes, so a word inside them is a word no stamp covers.
  */
 import { describe, expect, it } from 'vitest';
-import { PdfReader } from '../../../src/pades/pdf/_pdf-reader';
+import { PdfReader } from '../../../src/pades/pdf/pdf-reader';
 import { findAnnotationBoxes, findContentBoxes, type Box } from '../../../src/pades/pdf/content-boxes';
 import { pageBoxes } from '../../../src/pades/stamp/stamp-placement';
 import { findPage } from '../../../src/pades/pdf/signature-field';

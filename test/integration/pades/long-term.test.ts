@@ -17,7 +17,7 @@ import { signatureContentsAt } from '../../../src/pades/cms';
 import { extendToLongTerm } from '../../../src/signing/long-term';
 import { collectValidationData, tokenCertificates } from '../../../src/signing/online/revocation-client';
 import { PDFDict, PDFName, PDFRef } from 'pdf-lib';
-import { PdfReader } from '../../../src/pades/pdf/_pdf-reader';
+import { PdfReader } from '../../../src/pades/pdf/pdf-reader';
 import { byteRangeFor, byteRangePlaceholder, contentsPlaceholder, digestByteRange, embedContents, locateSignatureSlots, patchByteRange } from '../../../src/pades/pdf/byterange';
 import { writeIncrementalUpdate } from '../../../src/pades/pdf/incremental-writer';
 import { addDss } from '../../../src/pades/sign/dss';

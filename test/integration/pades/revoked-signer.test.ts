@@ -25,9 +25,9 @@ import { parseJson, runCliAsync } from '../../helpers/cli';
 import { withRevocationInfo } from '../../helpers/pkits-pdf';
 import { createRevocationPki, startRevocationServer, type RevocationPki, type RevocationServer } from '../../helpers/revocation-pki';
 import { authed, initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
+import { tempDir } from '../../helpers/temp-dir';
 import { signDigest } from '../../helpers/test-pki';
 import { makeTmpHome } from '../../helpers/tmp-home';
-import { tempDir } from '../../helpers/temp-dir';
 
 type Carrier = 'dss' | 'cms-crl' | 'cms-ocsp' | 'archival' | 'online';
 const CARRIERS: Carrier[] = ['dss', 'cms-crl', 'cms-ocsp', 'archival', 'online'];

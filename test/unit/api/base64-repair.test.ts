@@ -3,7 +3,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, PdfInputError } from '../../../src/domain/errors';
-import { Base64Bytes, decodePdfBase64, decodePdfFieldToFile } from '../../../src/api/base64-repair';
+import { Base64Bytes, decodePdfBase64 } from '../../../src/api/base64-repair';
+import { decodePdfFieldToFile } from '../../../src/api/base64-to-file';
 import { previewBytes } from '../../../src/signing/validation/pdf-header';
 import { tempDir } from '../../helpers/temp-dir';
 

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PdfInputError } from '../../../src/domain/errors';
-import { refuseRangeErrors, tooComplex, TooComplexError, unlessDamaged } from '../../../src/pades/pdf/_limits';
-import { PdfReader } from '../../../src/pades/pdf/_pdf-reader';
+import { refuseRangeErrors, tooComplex, TooComplexError, unlessDamaged } from '../../../src/pades/pdf/limits';
+import { PdfReader } from '../../../src/pades/pdf/pdf-reader';
 import { MAX_PARSED_OBJECTS, MAX_STRING_BYTES } from '../../../src/pades/pdf/_object-parser';
 import { ChangeAnalysis, MAX_CHANGES_LISTED } from '../../../src/pades/validate/modifications';
 import { checkPdf } from '../../../src/pades/pdf/pdf-check';

@@ -4,7 +4,8 @@ import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChipError, DocumentLimitError, LocalsignError } from '../../../src/domain/errors';
 import { processStarter, threadStarter } from '../../../src/workers/handles';
-import { errorFromWorker, errorToWorker, READY, WorkerPool, type PoolLimits } from '../../../src/workers/pool';
+import { WorkerPool, type PoolLimits } from '../../../src/workers/pool';
+import { errorFromWorker, errorToWorker, READY } from '../../../src/workers/protocol';
 import { tempDir } from '../../helpers/temp-dir';
 
 /** A real worker thread: dies on one task, spins on another, echoes `{op:'echo'}`, and answers a typed error to anything else. */
@@ -180,7 +181,7 @@ describe('WorkerPool over worker processes, with limits', () => {
  */
 const SERVED_WORKER = `
 import { parentPort } from 'node:worker_threads';
-import { serveWorker, threadChannel } from './src/workers/pool';
+import { serveWorker, threadChannel } from './src/workers/serve-worker';
 const started: number[] = [];
 serveWorker(threadChannel(parentPort!), (task: { op: string; n?: number; flag?: SharedArrayBuffer }) => {
   if (task.op === 'started') return started;

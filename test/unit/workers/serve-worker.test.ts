@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { LONG_TASK_MS, MEMORY_CHECK_MS, serveWorker, type TaskChannel } from '../../../src/workers/pool';
+import { LONG_TASK_MS, MEMORY_CHECK_MS, serveWorker, type TaskChannel } from '../../../src/workers/serve-worker';
 
 /**
- * The worker's side of retiring (pool.ts serveWorker): resident memory is read after a long task
+ * The worker's side of retiring (serve-worker.ts): resident memory is read after a long task
  * and otherwise at most once a second, not after every task (issue 18: reading it was 8 % of a PDF
  * worker's time per small PDF), and a worker above its bound still says so.
  */

@@ -1,6 +1,6 @@
 import { PDFDocument, PDFName, PDFRef, type PDFDict } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { PdfReader } from '../../../../src/pades/pdf/_pdf-reader';
+import { PdfReader } from '../../../../src/pades/pdf/pdf-reader';
 import { findAnnotationBoxes, findContentBoxes, type ContentBox } from '../../../../src/pades/pdf/content-boxes';
 import { findPage } from '../../../../src/pades/pdf/signature-field';
 

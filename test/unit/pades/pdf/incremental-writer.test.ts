@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { PDFContext, PDFName, PDFRef, PDFString } from 'pdf-lib';
-import { PdfReader } from '../../../../src/pades/pdf/_pdf-reader';
+import { PdfReader } from '../../../../src/pades/pdf/pdf-reader';
 import { writeIncrementalUpdate } from '../../../../src/pades/pdf/incremental-writer';
 import { readXrefChain } from '../../../../src/pades/pdf/xref';
 import { checkPdf } from '../../../../src/pades/pdf/pdf-check';

@@ -1,7 +1,7 @@
 import { PDFDict, PDFName, PDFRef, PDFString } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { PdfInputError } from '../../../../src/domain/errors';
-import { PdfReader } from '../../../../src/pades/pdf/_pdf-reader';
+import { PdfReader } from '../../../../src/pades/pdf/pdf-reader';
 import { manyFieldsOneSignature } from '../../../helpers/hostile-pdfs';
 
 const enc = (s: string) => new Uint8Array(Buffer.from(s, 'latin1'));

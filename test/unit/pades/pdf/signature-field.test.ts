@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { PDFContext } from 'pdf-lib';
 import { buildSignatureDictionary, findPage, pdfDate, pdfTextString, uniqueFieldName } from '../../../../src/pades/pdf/signature-field';
-import { PdfReader } from '../../../../src/pades/pdf/_pdf-reader';
+import { PdfReader } from '../../../../src/pades/pdf/pdf-reader';
 import { PdfInputError } from '../../../../src/domain/errors';
 import { makeNestedPageTreePdf, makePdf, qpdf } from '../_pdf-fixtures';
 

@@ -3,7 +3,7 @@ import { deflateSync } from 'node:zlib';
 import { PDFArray, PDFContext, PDFRawStream, type PDFDict } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { PdfInputError } from '../../../../src/domain/errors';
-import { PdfReader } from '../../../../src/pades/pdf/_pdf-reader';
+import { PdfReader } from '../../../../src/pades/pdf/pdf-reader';
 import { DecodeBudget, decodeStreamContents, MAX_DOCUMENT_DECODED, MAX_STREAM_DECODED } from '../../../../src/pades/pdf/_stream-decode';
 import { validatePdf } from '../../../../src/pades/validate/validate';
 import { dssRepeatedBomb, flateBomb, flateBombSize } from '../../../helpers/hostile-pdfs';

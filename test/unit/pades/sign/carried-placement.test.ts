@@ -1,8 +1,8 @@
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as contentBoxes from '../../../../src/pades/pdf/content-boxes';
-import * as pdfReader from '../../../../src/pades/pdf/_pdf-reader';
-import { PdfReader } from '../../../../src/pades/pdf/_pdf-reader';
+import * as pdfReader from '../../../../src/pades/pdf/pdf-reader';
+import { PdfReader } from '../../../../src/pades/pdf/pdf-reader';
 import { inspectPdf } from '../../../../src/pades/pdf/pdf-check';
 import { placeSignature, type StampDecision } from '../../../../src/pades/stamp/placement';
 import { preparePades } from '../../../../src/pades/sign/prepare';

@@ -1,6 +1,6 @@
 import { PDFDocument, PDFName, PDFString } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { PdfReader } from '../../../../src/pades/pdf/_pdf-reader';
+import { PdfReader } from '../../../../src/pades/pdf/pdf-reader';
 import { inspectPdf } from '../../../../src/pades/pdf/pdf-check';
 import { placeSignature } from '../../../../src/pades/stamp/placement';
 import { checkPdfForSigning } from '../../../../src/pades/sign/sign-check';

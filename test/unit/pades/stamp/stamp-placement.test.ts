@@ -1,7 +1,7 @@
 import { PDFDocument, PDFName, StandardFonts, rgb } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { PdfInputError } from '../../../../src/domain/errors';
-import { PdfReader } from '../../../../src/pades/pdf/_pdf-reader';
+import { PdfReader } from '../../../../src/pades/pdf/pdf-reader';
 import { checkPdfForSigning } from '../../../../src/pades/sign/sign-check';
 import { findPage } from '../../../../src/pades/pdf/signature-field';
 import { placeStamp, type StampBox } from '../../../../src/pades/stamp/stamp-placement';

@@ -7,7 +7,7 @@
  * cover); no signature is needed to judge what came after it.
  */
 import { describe, expect, it } from 'vitest';
-import { PdfReader } from '../../../../src/pades/pdf/_pdf-reader';
+import { PdfReader } from '../../../../src/pades/pdf/pdf-reader';
 import { analyseChanges, ChangeAnalysis, changesAllowed, MAX_CHANGED_OBJECTS, type ModificationReport } from '../../../../src/pades/validate/modifications';
 import { appendRevision, firstRevision, offsetOf, type Body } from '../../../helpers/pdf-revisions';
 

@@ -8,8 +8,8 @@
  */
 import type { PDFContext, PDFRef } from 'pdf-lib';
 import { PDFName } from 'pdf-lib';
-import { parseObjectSpan, readObjectHeader, skipWhitespace } from '../pdf';
-import type { XrefEntry } from '../pdf';
+import { parseObjectSpan, readObjectHeader, skipWhitespace } from './_object-parser';
+import type { XrefEntry } from './xref';
 
 export interface ContentsSpan {
   /** The object holding the dictionary, and where the cross-reference data puts it. */

@@ -4,7 +4,7 @@
  * signature (DSS, document timestamp). prepare.ts does the same inside the stamp's PDFDocument.
  */
 import { PDFContext } from 'pdf-lib';
-import type { PdfReader } from './_pdf-reader';
+import type { PdfReader } from './pdf-reader';
 import type { UpdateObject } from './incremental-writer';
 
 export interface NewObjects {

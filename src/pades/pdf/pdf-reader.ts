@@ -16,7 +16,7 @@
  */
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef } from 'pdf-lib';
 import { PdfInputError } from '../../domain/errors';
-import { refuseRangeErrors, tooComplex, TooComplexError } from './_limits';
+import { refuseRangeErrors, tooComplex, TooComplexError } from './limits';
 import { decodeStreamContents } from './_stream-decode';
 import { countParsedObjects, newObjectBudget, parseIndirectObjectAt, parseObjectAt, readUnsigned, skipWhitespace } from './_object-parser';
 import { XrefRecovery } from './_xref-recovery';
