@@ -17,6 +17,8 @@ import { LIMIT_MAX, WAIT_MAX_SECONDS } from './validate';
  * that route (`localsign sign pdf`) learns of a shortened stamp line without the base64 result.
  */
 export const WARNINGS_HEADER = 'Localsign-Warnings';
+/** Where the stamp of a signed PDF is, as JSON: the result's `stamp`, which the PDF route cannot carry in its body. */
+export const STAMP_HEADER = 'Localsign-Stamp';
 
 /** `?wait=N`: the long poll of GET /v1/results/{id} and of its /pdf (issue 10: polling costs). */
 const WAIT_PARAMETER = {
@@ -152,6 +154,10 @@ const AFTER_KINDS = [
       headers: {
         [WARNINGS_HEADER]: {
           description: "The result's `warnings` (a stamp moved, a stamp line shortened), present only when there are some: a JSON array of strings, every character beyond ASCII written as a \\u escape",
+          schema: { type: 'string' },
+        },
+        [STAMP_HEADER]: {
+          description: 'The result\'s `stamp` as JSON (`{"page":3,"page_count":3,"rect":[x1,y1,x2,y2]}`): where the visible signature is; absent for an invisible one',
           schema: { type: 'string' },
         },
       },

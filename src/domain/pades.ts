@@ -33,8 +33,12 @@ export interface StampSpec {
   y: number;
   width: number;
   height: number;
-  /** `text` holds `{{variable}}` placeholders, filled by fillStampText before drawing. */
-  lines: { text: string; size: number }[];
+  /**
+   * `text` holds `{{variable}}` placeholders, filled by fillStampText before drawing. `unfilled`:
+   * the line's placeholders, when every one of them came out empty for this request ("Location: "
+   * with no location): such a line is not drawn, and the result's `warnings` name it.
+   */
+  lines: { text: string; size: number; unfilled?: string[] }[];
   /** The stamp image, a PNG in base64 (checked at sync: platform/png-limits.ts). */
   imagePngBase64?: string;
   /** Absent: "overlap". See pades/stamp/stamp-placement.ts. */

@@ -1,4 +1,4 @@
-import { fillStampText } from '../platform/stamp-text';
+import { fillStampText, listPlaceholders } from '../platform/stamp-text';
 import type { StampSpec } from '../domain/pades';
 import { stampSpecOf, type CachedDesign } from '../store/catalog-types';
 import type { PadesParams } from './kinds';
@@ -8,9 +8,23 @@ export function formatStampDate(d: Date): string {
   return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/**
+ * A design's stamp with its placeholders filled. A line whose placeholders all come out empty
+ * ("Digitally signed by " with no signer_name) would read as blank: it carries `unfilled`, and
+ * the layout leaves it out and says so in `warnings`. A line with some of its values, or none to
+ * fill, is drawn as filled.
+ */
 export function resolveStamp(design: CachedDesign, values: Record<string, string | undefined>): StampSpec {
   const stamp = stampSpecOf(design.stamp);
-  return { ...stamp, lines: stamp.lines.map((l) => ({ text: fillStampText(l.text, values), size: l.size })) };
+  const filled = (name: string) => Object.hasOwn(values, name) && (values[name] ?? '').trim() !== '';
+  return {
+    ...stamp,
+    lines: stamp.lines.map((l) => {
+      const names = listPlaceholders(l.text);
+      const line = { text: fillStampText(l.text, values), size: l.size };
+      return names.length > 0 && !names.some(filled) ? { ...line, unfilled: names } : line;
+    }),
+  };
 }
 
 /**

@@ -232,3 +232,31 @@ export async function inspectSignedPdf(file: string, bytes: Uint8Array): Promise
     raw: { pdfsig: pdfsig.raw, mutool: mutool.raw },
   };
 }
+
+export interface QpdfSignatureField {
+  name: string;
+  /** The page its widget is on, counted from 1 (qpdf's `pageposfrom1`); null when it is on none. */
+  page: number | null;
+  /** Its widget's /Rect as written. */
+  rect: number[];
+}
+
+/**
+ * The signature fields of a PDF and its page count as qpdf reads them (`--json=2`: the acroform
+ * fields with the page of each widget, then each widget object's /Rect): a reader we did not write,
+ * for checking where a stamp is.
+ */
+export async function qpdfSignatureFields(file: string): Promise<{ pageCount: number; fields: QpdfSignatureField[] }> {
+  const run = await runTool('qpdf', ['--json=2', '--json-key=pages', '--json-key=acroform', file]);
+  if (run.code !== 0 && run.code !== 3) throw new Error(`qpdf --json failed on ${file}: ${run.stderr}`);
+  const doc = JSON.parse(run.stdout) as { pages: unknown[]; acroform: { fields: { fieldtype: string; fullname: string; pageposfrom1: number; annotation: { object: string } }[] } };
+  const fields: QpdfSignatureField[] = [];
+  for (const f of doc.acroform.fields.filter((x) => x.fieldtype === '/Sig')) {
+    const id = /^(\d+) (\d+) R$/.exec(f.annotation.object);
+    if (!id) throw new Error(`qpdf named the widget ${f.annotation.object}`);
+    const obj = await runTool('qpdf', ['--json=2', '--json-key=qpdf', `--json-object=${id[1]} ${id[2]}`, file]);
+    const value = (JSON.parse(obj.stdout) as { qpdf: [unknown, Record<string, { value: { '/Rect': number[] } }>] }).qpdf[1][`obj:${f.annotation.object}`]!.value;
+    fields.push({ name: f.fullname, page: f.pageposfrom1 > 0 ? f.pageposfrom1 : null, rect: value['/Rect'] });
+  }
+  return { pageCount: doc.pages.length, fields };
+}

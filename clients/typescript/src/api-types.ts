@@ -35,6 +35,15 @@ export interface PadesResult {
   pdf_base64: string;
   /** Present when something deserves a look, e.g. a stamp moved off the page's content to free space, or a stamp line cut with "…" to fit at 6 pt ("stamp line 1 was shortened …") */
   warnings?: string[];
+  /** Where the visible signature is, so a person can be told where to look; absent for an invisible signature */
+  stamp?: {
+    /** Its page, counted from 1 (null only for a form field whose page is not in the page tree) */
+    page: number | null;
+    /** Pages in the signed document (one more than the input with `new_page`) */
+    page_count: number;
+    /** Its box [x1, y1, x2, y2] in points from the page's lower-left corner, as its /Rect */
+    rect: number[];
+  };
 }
 
 export interface EvmResult {

@@ -55,6 +55,9 @@ export interface WaitOptions {
 
 export type FinalResult = PadesResult | EvmResult | ErrorResult;
 
+/** Where a signed PDF's visible signature is: its page (from 1), the page count, its box in points. */
+export type StampLocation = NonNullable<PadesResult['stamp']>;
+
 const NEEDS_API_2 = { listResults: 'GET /v1/results', listErrors: 'GET /v1/errors', sync: 'POST /v1/sync' } as const;
 /**
  * Above this size `signPdf` sends the PDF itself (`Content-Type: application/pdf`, the fields as
@@ -161,20 +164,22 @@ export class LocalsignClient {
     return (await this.resultPdf(requestId, o)).pdf;
   }
 
-  /** The signed PDF and the result's `warnings`, which this route carries in a header (the body is the PDF). */
-  private async resultPdf(requestId: string, o: { wait?: number; signal?: AbortSignal }): Promise<{ pdf: Uint8Array; warnings: string[] }> {
+  /** The signed PDF, the result's `warnings` and its `stamp`, which this route carries in headers (the body is the PDF). */
+  private async resultPdf(requestId: string, o: { wait?: number; signal?: AbortSignal }): Promise<{ pdf: Uint8Array; warnings: string[]; stamp: StampLocation | null }> {
     const query = o.wait ? `?wait=${Math.max(0, Math.floor(o.wait))}` : '';
     let warnings: string[] = [];
+    let stamp: StampLocation | null = null;
     const pdf = await this.request<Uint8Array>('GET', `/v1/results/${encodeURIComponent(requestId)}/pdf${query}`, {
       signal: o.signal,
       binary: true,
       extraMs: (o.wait ?? 0) * 1000,
       onHeaders: (headers) => {
         warnings = parseWarningsHeader(headers.get(WARNINGS_HEADER));
+        stamp = stampOf(parseJsonHeader(headers.get(STAMP_HEADER)));
       },
     });
     await this.#answers.checkPdf(requestId, pdf, o.signal);
-    return { pdf, warnings };
+    return { pdf, warnings, stamp };
   }
 
   /**
@@ -183,8 +188,9 @@ export class LocalsignClient {
    * result. An ERROR result is returned, as `waitFor` does. A 404 from the PDF route means "not
    * DONE yet" or "no PDF": the result says which (a service without the route gives its base64).
    * `warnings` are the result's (a stamp moved, a stamp line shortened); empty when there are none.
+   * `stamp` says where the visible signature is (page, page count, box); null for an invisible one.
    */
-  async waitForPdf(requestId: string, o: WaitOptions = {}): Promise<{ request_id: string; status: 'DONE'; pdf: Uint8Array; warnings: string[] } | ErrorResult> {
+  async waitForPdf(requestId: string, o: WaitOptions = {}): Promise<{ request_id: string; status: 'DONE'; pdf: Uint8Array; warnings: string[]; stamp: StampLocation | null } | ErrorResult> {
     return this.longPoll(o, async (wait, signal) => {
       try {
         return { request_id: requestId, status: 'DONE' as const, ...(await this.resultPdf(requestId, { wait, signal })) };
@@ -193,7 +199,7 @@ export class LocalsignClient {
         const result = await this.getResult(requestId, { signal });
         if (result.status === 'ERROR') return result as ErrorResult;
         if (result.status === 'PENDING') return null;
-        if ('pdf_base64' in result) return { request_id: requestId, status: 'DONE' as const, pdf: fromBase64(result.pdf_base64), warnings: result.warnings ?? [] };
+        if ('pdf_base64' in result) return { request_id: requestId, status: 'DONE' as const, pdf: fromBase64(result.pdf_base64), warnings: result.warnings ?? [], stamp: stampOf(result.stamp) };
         throw new LocalsignApiError(`${requestId} is not a PDF signature`, 404, e.error_id);
       }
     });
@@ -413,15 +419,32 @@ function exactPdfOf(pdfBase64: unknown): Uint8Array | null {
 /** The header GET /v1/results/{id}/pdf carries the result's `warnings` in (its body is the PDF). */
 const WARNINGS_HEADER = 'localsign-warnings';
 
+/** The header GET /v1/results/{id}/pdf carries the result's `stamp` in, as JSON. */
+const STAMP_HEADER = 'localsign-stamp';
+
+function parseJsonHeader(value: string | null): unknown {
+  if (value === null) return null;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return null;
+  }
+}
+
 /** The header's JSON array of strings; anything else (an older or odd service) counts as none. */
 function parseWarningsHeader(value: string | null): string[] {
-  if (value === null) return [];
-  try {
-    const parsed: unknown = JSON.parse(value);
-    return Array.isArray(parsed) ? parsed.filter((w): w is string => typeof w === 'string') : [];
-  } catch {
-    return [];
-  }
+  const parsed = parseJsonHeader(value);
+  return Array.isArray(parsed) ? parsed.filter((w): w is string => typeof w === 'string') : [];
+}
+
+/** A result's `stamp` when it has the documented shape; anything else (an older service) is null. */
+function stampOf(value: unknown): StampLocation | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const v = value as Record<string, unknown>;
+  const page = v.page === null || (typeof v.page === 'number' && Number.isInteger(v.page) && v.page >= 1) ? (v.page as number | null) : undefined;
+  const rect = Array.isArray(v.rect) && v.rect.length === 4 && v.rect.every((n) => typeof n === 'number' && Number.isFinite(n)) ? (v.rect as number[]) : undefined;
+  if (page === undefined || !rect || typeof v.page_count !== 'number' || !Number.isInteger(v.page_count) || v.page_count < 1) return null;
+  return { page, page_count: v.page_count, rect: [rect[0]!, rect[1]!, rect[2]!, rect[3]!] };
 }
 
 /**

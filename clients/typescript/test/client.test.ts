@@ -16,7 +16,7 @@ import { startPlatformDouble, type PlatformDouble } from '../../../test/helpers/
 import { initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../../test/helpers/service-process';
 import { makeTmpHome } from '../../../test/helpers/tmp-home';
 import { pairWith } from '../../../test/integration/platform/_platform';
-import { LocalsignApiError, LocalsignApiVersionError, LocalsignClient, LocalsignConnectionError, fromBase64, type PadesResult } from '../src/index';
+import { LocalsignApiError, LocalsignApiVersionError, LocalsignClient, LocalsignConnectionError, fromBase64, type PadesResult, type StampLocation } from '../src/index';
 
 /** The client against the real service process (issue 11), and each error status it can meet. */
 const TX_HASH = '0xdaf5a779ae972f972197303d7b574746c7ef83eadac0f2791ad23db92e4c8e53';
@@ -169,14 +169,19 @@ describe('@localsign/client against a running service', () => {
   it("waitForPdf gives the result's warnings with the PDF: a signer name too long for the stamp, in any script", async () => {
     const input = await smallPdf('client warnings');
     const name = `Жанна ${'Ж'.repeat(994)}`;
-    const long = await client.signPdf({ pdf: new Uint8Array(input), credential_key: pades, signer_name: name });
+    const filled = { reason: 'Approval', location: 'Madrid', variables: { reference: 'INV-42' } };
+    const long = await client.signPdf({ pdf: new Uint8Array(input), credential_key: pades, signer_name: name, ...filled });
     const done = await client.waitForPdf(long.request_id);
     expect(done.status).toBe('DONE');
-    const { warnings } = done as { warnings: string[] };
+    const { warnings, stamp } = done as { warnings: string[]; stamp: StampLocation | null };
     expect(warnings).toEqual([expect.stringMatching(/^stamp line 1 was shortened to fit the stamp's width at 6 pt: \d+ of its 1020 characters are shown, cut with "…" \("Digitally signed by Жанна ЖЖЖ/)]);
     // The PDF route carries them in a header as ASCII JSON: the same text as the JSON result's.
-    expect(warnings).toEqual((await client.getResult(long.request_id) as PadesResult).warnings);
-    const short = await client.signPdf({ pdf: new Uint8Array(input), credential_key: pades, signer_name: 'Ana' });
+    const json = (await client.getResult(long.request_id)) as PadesResult;
+    expect(warnings).toEqual(json.warnings);
+    // Where the stamp is: from the PDF route's header, the same as the JSON result's `stamp`.
+    expect(stamp).toEqual({ page: 1, page_count: 1, rect: [36, 36, 276, 108] });
+    expect(stamp).toEqual(json.stamp);
+    const short = await client.signPdf({ pdf: new Uint8Array(input), credential_key: pades, signer_name: 'Ana', ...filled });
     expect(await client.waitForPdf(short.request_id)).toMatchObject({ status: 'DONE', warnings: [] });
   });
 

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context';
 import { LocalsignError } from '../../domain/errors';
 import type { RequestEntry } from '../../store/request-store';
 import type { ApiEnv } from '../types';
-import { WARNINGS_HEADER } from '../operations';
+import { STAMP_HEADER, WARNINGS_HEADER } from '../operations';
 import { parseLimit, parseWait } from '../validate';
 
 /**
@@ -73,6 +73,8 @@ export function getResult(ctx: AppContext) {
         // CONTRACT: a PAdES result may add `warnings` (for example a stamp moved to free space).
         const warnings = entry.result?.warnings;
         if (Array.isArray(warnings) && warnings.length > 0) body.warnings = warnings;
+        // Where the stamp is (its page, the page count, its box): absent for an invisible signature.
+        if (entry.result?.stamp) body.stamp = entry.result.stamp;
         const answer = base64JsonBody(JSON.stringify(body).slice(0, -1), document.field, file);
         return c.body(answer.stream, 200, { 'content-type': 'application/json', 'content-length': String(answer.length) });
       } else {
@@ -101,11 +103,13 @@ export function getResultPdf(ctx: AppContext) {
     const file = await ctx.documents.openResult(id);
     if (!file) throw new LocalsignError('internal', 'the signed document of this request is missing from the results folder');
     const warnings = entry.result?.warnings;
+    const stamp = entry.result?.stamp;
     return c.body(Readable.toWeb(file.stream) as ReadableStream, 200, {
       'content-type': PDF,
       'content-length': String(file.size),
       'content-disposition': `attachment; filename="${id}.pdf"`,
       ...(Array.isArray(warnings) && warnings.length > 0 ? { [WARNINGS_HEADER.toLowerCase()]: asciiJson(warnings) } : {}),
+      ...(stamp ? { [STAMP_HEADER.toLowerCase()]: asciiJson(stamp) } : {}),
     });
   };
 }

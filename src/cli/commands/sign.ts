@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { defineCommand } from 'citty';
-import type { ErrorResult } from '../../../clients/typescript/src/index';
+import type { ErrorResult, StampLocation } from '../../../clients/typescript/src/index';
 import { CommandError, EXIT_FAILURE, EXIT_SIGNING_FAILED, EXIT_TIMEOUT, printData, printWarnings, repeatedFlag, UsageError } from '../output';
 import { assertOutputFolder, writeOutputFile } from '../output-file';
 import { startProgress } from '../progress';
@@ -56,6 +56,17 @@ function parseVariables(rawArgs: string[]): Record<string, string> | undefined {
     out[p.slice(0, eq)] = p.slice(eq + 1);
   }
   return out;
+}
+
+/**
+ * Where the stamp is, for the person who will look for it: "Stamp on page 3 of 3 at x 36, y 36
+ * (240 x 72 pt)", the box's lower-left corner from the page's lower-left, in points.
+ */
+export function stampInWords(stamp: StampLocation): string {
+  const [x1, y1, x2, y2] = stamp.rect as [number, number, number, number];
+  const n = (v: number) => String(Math.round(v * 10) / 10);
+  const where = stamp.page === null ? `on a page this document's page tree does not list (${stamp.page_count} pages)` : `on page ${stamp.page} of ${stamp.page_count}`;
+  return `Stamp ${where} at x ${n(Math.min(x1, x2))}, y ${n(Math.min(y1, y2))} (${n(Math.abs(x2 - x1))} x ${n(Math.abs(y2 - y1))} pt)`;
 }
 
 /** A flag's value, or a usage error (exit 2) when it is empty: an unset variable in `--credential "$X"` is caught here, not by the service. */
@@ -118,11 +129,17 @@ export const signPdfCommand = defineCommand({
     const out = String(args.out);
     printWarnings(result.warnings);
     if (out === '-') {
+      // stdout is the PDF: where to look goes to stderr, as the warnings do.
+      if (result.stamp) process.stderr.write(`${stampInWords(result.stamp)}\n`);
       process.stdout.write(signed);
       return;
     }
     writeOutputFile(out, signed);
-    printData(Boolean(args.json), { request_id: accepted.request_id, status: result.status, out, bytes: signed.length, warnings: result.warnings }, () => `Signed ${input} -> ${out} (${signed.length} bytes, ${accepted.request_id})`);
+    printData(
+      Boolean(args.json),
+      { request_id: accepted.request_id, status: result.status, out, bytes: signed.length, warnings: result.warnings, stamp: result.stamp },
+      () => `Signed ${input} -> ${out} (${signed.length} bytes, ${accepted.request_id})${result.stamp ? `\n${stampInWords(result.stamp)}` : ''}`,
+    );
   },
 });
 

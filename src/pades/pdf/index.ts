@@ -7,5 +7,5 @@ export { byteRangeFor, byteRangePlaceholder, contentsPlaceholder, digestByteRang
 export { findAnnotationBoxes, findContentBoxes, inheritedAttribute, type Box } from './content-boxes';
 export { incrementalUpdateTail, writeIncrementalUpdate, type UpdateObject } from './incremental-writer';
 export { docMdpPermission, forEachField, inspectPdf, type PdfInfo } from './pdf-check';
-export { addSignatureField, buildSignatureDictionary, certifyCatalog, fillSignatureField, findEmptySignatureField, findPage, refuseCertifyingSigned, signatureFields, uniqueFieldName, type EmptySignatureField, type PageRef } from './signature-field';
+export { addSignatureField, buildSignatureDictionary, certifyCatalog, fillSignatureField, findEmptySignatureField, findPage, pageNumberOf, refuseCertifyingSigned, signatureFields, uniqueFieldName, type EmptySignatureField, type PageRef } from './signature-field';
 export { type XrefEntry } from './xref';

@@ -148,6 +148,38 @@ export function findPage(reader: PdfReader, catalog: PDFDict, which: 'first' | '
   throw new PdfInputError(`page ${target + 1} cannot be found in the page tree`);
 }
 
+/**
+ * The number, from 1, of the page `ref` in the page tree: up its /Parent chain (§7.7.3.3),
+ * counting the pages of the kids before it at each level. Null when the chain does not lead to
+ * the catalog's /Pages (a widget whose /P names a page outside the tree).
+ */
+export function pageNumberOf(reader: PdfReader, catalog: PDFDict, ref: PDFRef): number | null {
+  const rootRef = catalog.get(PDFName.of('Pages'));
+  let child = ref;
+  let before = 0;
+  for (let depth = 0; depth < 64; depth++) {
+    if (rootRef instanceof PDFRef && child.objectNumber === rootRef.objectNumber) return depth === 0 ? null : before + 1;
+    const dict = reader.resolve(child);
+    const parentRef = dict instanceof PDFDict ? dict.get(PDFName.of('Parent')) : undefined;
+    const parent = parentRef instanceof PDFRef ? reader.resolve(parentRef) : undefined;
+    if (!(parentRef instanceof PDFRef) || !(parent instanceof PDFDict)) return null;
+    let found = false;
+    for (const kid of reader.getArray(parent, 'Kids')?.asArray() ?? []) {
+      if (kid instanceof PDFRef && kid.objectNumber === child.objectNumber) {
+        found = true;
+        break;
+      }
+      const node = reader.resolve(kid);
+      if (!(node instanceof PDFDict)) continue;
+      const isLeaf = reader.get(node, 'Type') !== PDFName.of('Pages') && !node.has(PDFName.of('Kids'));
+      before += isLeaf ? 1 : reader.getNumber(node, 'Count') ?? 0;
+    }
+    if (!found) return null;
+    child = parentRef;
+  }
+  return null;
+}
+
 /** `Signature1`, `Signature2`, … : the first not already a top-level field name (§12.7.3.2). */
 export function uniqueFieldName(reader: PdfReader, fields: PDFArray | undefined): string {
   const taken = new Set<string>();

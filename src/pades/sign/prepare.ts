@@ -13,10 +13,10 @@ import { algorithmOfCertificate, buildSignedAttributes, estimateCmsSize } from '
 import { incrementalUpdateTail, type UpdateObject } from '../pdf';
 import { inspectPdf } from '../pdf';
 import { placeSignature } from '../stamp';
-import { addSignatureField, buildSignatureDictionary, certifyCatalog, fillSignatureField, refuseCertifyingSigned } from '../pdf';
+import { addSignatureField, buildSignatureDictionary, certifyCatalog, fillSignatureField, pageNumberOf, refuseCertifyingSigned } from '../pdf';
 import { addSignaturePage } from '../stamp';
 import { drawStamp } from '../stamp';
-import type { PadesPrepareInput, PreparedPades } from './types';
+import type { PadesPrepareInput, PreparedPades, StampLocation } from './types';
 import type { StampSpec } from '../../domain/pades';
 
 function stampRect(stamp: StampSpec): [number, number, number, number] {
@@ -88,8 +88,14 @@ export async function preparePadesParts(input: PadesPrepareInput, reader: PdfRea
   }
   // The placement's warnings, then the stamp's own (a line cut to fit, issue 19).
   const warnings = [...(position?.warnings ?? [])];
+  let stampAt: StampLocation | null = null;
   if (stamp) {
     rect = stampRect(stamp);
+    stampAt = {
+      page: empty ? pageNumberOf(reader, info.catalog, empty.pageRef) : page!.index + 1,
+      pageCount: info.pageCount + (position?.kind === 'new_page' ? 1 : 0),
+      rect: rect.map((n) => Math.round(n * 100) / 100) as StampLocation['rect'],
+    };
     const drawn = await drawStamp(doc, stamp);
     appearanceRef = drawn.form;
     warnings.push(...drawn.warnings);
@@ -142,5 +148,6 @@ export async function preparePadesParts(input: PadesPrepareInput, reader: PdfRea
     algorithm,
     certificateChain: chain,
     warnings,
+    stampAt,
   };
 }

@@ -45,6 +45,20 @@ export interface PreparedPades {
   certificateChain: Uint8Array[];
   /** What the caller should know about how the document was signed (a stamp moved to free space, …). */
   warnings: string[];
+  /** Where the stamp was drawn; null for an invisible signature. */
+  stampAt: StampLocation | null;
+}
+
+/**
+ * Where a signature's stamp is in the signed document, so a person knows where to look (a stamp
+ * on the last page of 40 is easy to miss): its page, counted from 1 (null in the rare form whose
+ * field's page is not in the page tree), the document's page count, and its box in the page's
+ * default user space, in points from the lower-left corner (ISO 32000-1 §8.3.2.3), as /Rect.
+ */
+export interface StampLocation {
+  page: number | null;
+  pageCount: number;
+  rect: [number, number, number, number];
 }
 
 export interface PadesFinishOptions {

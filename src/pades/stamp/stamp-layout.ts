@@ -16,7 +16,8 @@ export interface StampFontMetrics {
 export interface StampLayoutInput {
   width: number;
   height: number;
-  lines: { text: string; size: number }[];
+  /** `unfilled`: a line whose placeholders all came out empty, not drawn (domain/pades.ts StampSpec). */
+  lines: { text: string; size: number; unfilled?: string[] }[];
   /** Pixel size of the PNG, when there is one. */
   image?: { width: number; height: number } | null;
 }
@@ -47,7 +48,9 @@ export type StampLineAdjustment =
   /** The box is too low for the first line at the readable size: drawn smaller all the same. */
   | { kind: 'below_readable'; line: number; size: number }
   /** No room left in the box (its height, or its width beside the image). */
-  | { kind: 'left_out'; line: number };
+  | { kind: 'left_out'; line: number }
+  /** Every placeholder of the line came out empty: it would read as blank, so it is not drawn. */
+  | { kind: 'unfilled'; line: number; names: string[] };
 
 export interface StampLayout {
   border: { x: number; y: number; width: number; height: number; lineWidth: number };
@@ -95,11 +98,12 @@ function placeImage(
   const innerW = input.width - 2 * pad;
   const innerH = input.height - 2 * pad;
   if (innerW <= 0 || innerH <= 0) return null;
-  const maxW = input.lines.length > 0 ? innerW * IMAGE_SHARE_WITH_TEXT : innerW;
+  const withText = input.lines.some((l) => !l.unfilled);
+  const maxW = withText ? innerW * IMAGE_SHARE_WITH_TEXT : innerW;
   const scale = Math.min(maxW / img.width, innerH / img.height);
   const width = img.width * scale;
   const height = img.height * scale;
-  const x = input.lines.length > 0 ? pad : (input.width - width) / 2;
+  const x = withText ? pad : (input.width - width) / 2;
   return { x, y: (input.height - height) / 2, width, height };
 }
 
@@ -152,16 +156,20 @@ export function layoutStamp(input: StampLayoutInput, font: StampFontMetrics): St
   const adjustments: StampLineAdjustment[] = [];
   const leaveOut = (from: number) => {
     input.lines.forEach((line, i) => {
-      if (i >= from && hasText(line.text)) adjustments.push({ kind: 'left_out', line: i + 1 });
+      if (i >= from && !line.unfilled && hasText(line.text)) adjustments.push({ kind: 'left_out', line: i + 1 });
     });
   };
   const lineHeight = font.ascent + font.descent;
   let top = height - pad;
+  input.lines.forEach((line, i) => {
+    if (line.unfilled) adjustments.push({ kind: 'unfilled', line: i + 1, names: line.unfilled });
+  });
   if (textW <= 0) {
     leaveOut(0);
     return { border, image, lines, adjustments };
   }
   for (const [i, line] of input.lines.entries()) {
+    if (line.unfilled) continue;
     let size = line.size;
     let text = line.text;
     if (lines.length === 0 && size * lineHeight > top - pad) {
@@ -201,6 +209,9 @@ export function layoutStamp(input: StampLayoutInput, font: StampFontMetrics): St
   return { border, image, lines, adjustments };
 }
 
+/** Where a placeholder's value comes from: a request field, or a design variable. */
+const valueSource = (name: string) => (['signer_name', 'reason', 'location'].includes(name) ? name : `variables.${name}`);
+
 /** Sizes as the warnings print them: 6, 4.25. */
 const pt = (size: number) => `${Number(size.toFixed(2))} pt`;
 /** A cut line quoted in its warning, itself kept short. */
@@ -216,6 +227,10 @@ export function describeAdjustments(adjustments: StampLineAdjustment[]): string[
   for (const a of adjustments) {
     if (a.kind === 'cut') {
       warnings.push(`stamp line ${a.line} was shortened to fit the stamp's width at ${pt(a.size)}: ${a.shown} of its ${a.total} characters are shown, cut with "${ELLIPSIS}" (${quoted(a.text)})`);
+    } else if (a.kind === 'unfilled') {
+      const names = a.names.map((n) => `{{${n}}}`);
+      const which = names.length === 1 ? `its placeholder ${names[0]} has no value` : `none of its placeholders ${names.join(', ')} has a value`;
+      warnings.push(`stamp line ${a.line} is not drawn: ${which} in this request (give ${a.names.map(valueSource).join(' or ')}), and the line would read as blank`);
     } else if (a.kind === 'below_readable') {
       warnings.push(`stamp line ${a.line} is drawn at ${pt(a.size)}, below the readable ${pt(MIN_READABLE_SIZE)}: the stamp's box is too low for it`);
     }

@@ -250,6 +250,7 @@ export async function drawStamp(doc: PDFDocument, stamp: StampSpec): Promise<{ f
   const lines = stamp.lines.map((line, i) => ({
     text: cleanLine(String(line.text ?? '')),
     size: positive(line.size, `stamp.lines[${i}].size`),
+    ...(Array.isArray(line.unfilled) ? { unfilled: line.unfilled.map(String) } : {}),
   }));
 
   flateNatively(doc.context);

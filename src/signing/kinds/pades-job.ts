@@ -3,7 +3,7 @@
  * document work, which nothing on the way to the first /health should pay for.
  */
 import { SigningError } from '../../domain/errors';
-import type { PreparedPades } from '../../pades/sign';
+import type { PreparedPades, StampLocation } from '../../pades/sign';
 import { byteLength, readSlice, type DocumentBytes } from '../../store/file-bytes';
 import type { PreparedDocument } from '../../workers/document-work';
 import { removeStepFile, StepFiles } from '../step-files';
@@ -34,12 +34,13 @@ function toRecord(prepared: PreparedDocument): PreparedRecord {
       algorithm: prepared.algorithm,
       certificateChain: prepared.certificateChain.map(b64),
       warnings: prepared.warnings,
+      stampAt: prepared.stampAt,
     },
   };
 }
 
 function fromRecord(record: PreparedRecord): PreparedDocument {
-  const m = record.meta as { contentsOffset: number; contentsHexLength: number; byteRange: PreparedPades['byteRange']; signedAttributes: string; digest: string; algorithm: PreparedPades['algorithm']; certificateChain: string[]; warnings?: string[] };
+  const m = record.meta as { contentsOffset: number; contentsHexLength: number; byteRange: PreparedPades['byteRange']; signedAttributes: string; digest: string; algorithm: PreparedPades['algorithm']; certificateChain: string[]; warnings?: string[]; stampAt?: PreparedPades['stampAt'] };
   const bytes = (b64: string) => new Uint8Array(Buffer.from(b64, 'base64'));
   return {
     pdf: record.pdf,
@@ -52,7 +53,13 @@ function fromRecord(record: PreparedRecord): PreparedDocument {
     certificateChain: m.certificateChain.map(bytes),
     // Prepared states written before warnings existed have none.
     warnings: Array.isArray(m.warnings) ? m.warnings : [],
+    stampAt: m.stampAt ?? null,
   };
+}
+
+/** A stamp's place as results carry it (the PAdES result's `stamp`). */
+function stampOnWire(at: StampLocation): { page: number | null; page_count: number; rect: number[] } {
+  return { page: at.page, page_count: at.pageCount, rect: [...at.rect] };
 }
 
 /** Prepare step: the input with its field and placeholders, and the digest to sign. */
@@ -185,6 +192,8 @@ export const runPadesJob: Job<PadesParams> = async (entry, deps, run) => {
         level,
         // CONTRACT: a PAdES result may add `warnings` (a stamp moved to free space, …).
         ...(prepared.warnings.length > 0 ? { warnings: prepared.warnings } : {}),
+        // Where the stamp went (a page and a box), so the caller can say where to look.
+        ...(prepared.stampAt ? { stamp: stampOnWire(prepared.stampAt) } : {}),
       },
       digestHex,
       // The result's file is adopted as results/<id>.pdf (synced and renamed, not copied); if that

@@ -188,6 +188,16 @@ export const padesKind: SignatureKind<PadesParams> = {
         status: { const: 'DONE' },
         pdf_base64: { type: 'string', contentEncoding: 'base64', contentMediaType: 'application/pdf', description: 'The signed PDF: the input bytes are its exact prefix (incremental update)' },
         warnings: { type: 'array', items: { type: 'string' }, description: 'Present when something deserves a look, e.g. a stamp moved off the page\'s content to free space, or a stamp line cut with "…" to fit at 6 pt ("stamp line 1 was shortened …")' },
+        stamp: {
+          type: 'object',
+          required: ['page', 'page_count', 'rect'],
+          description: 'Where the visible signature is, so a person can be told where to look; absent for an invisible signature',
+          properties: {
+            page: { type: ['integer', 'null'], minimum: 1, description: 'Its page, counted from 1 (null only for a form field whose page is not in the page tree)' },
+            page_count: { type: 'integer', minimum: 1, description: 'Pages in the signed document (one more than the input with `new_page`)' },
+            rect: { type: 'array', items: { type: 'number' }, minItems: 4, maxItems: 4, description: 'Its box [x1, y1, x2, y2] in points from the page\'s lower-left corner, as its /Rect' },
+          },
+        },
       },
     },
   },

@@ -84,9 +84,11 @@ function qpdfEncrypt(input: Buffer): Buffer {
 
 describe('DONE', () => {
   it('returns a signed PDF: the input is an exact prefix, pdfsig finds one valid ETSI.CAdES.detached signature', async () => {
-    const id = await accepted(await sign(pdf.toString('base64'), { reason: 'Approval', location: 'Lyon', signer_name: 'Ann Example' }));
+    const id = await accepted(await sign(pdf.toString('base64'), { reason: 'Approval', location: 'Lyon', signer_name: 'Ann Example', variables: { reference: 'INV-42' } }));
     const result = await waitForResult(call, id);
-    expect(Object.keys(result).sort()).toEqual(['pdf_base64', 'request_id', 'status']);
+    // Every line of the stamp has its value: no warning; `stamp` says where it is.
+    expect(Object.keys(result).sort()).toEqual(['pdf_base64', 'request_id', 'stamp', 'status']);
+    expect(result.stamp).toEqual({ page: 1, page_count: 1, rect: [36, 36, 276, 108] });
     expect(result.status).toBe('DONE');
     const signed = Buffer.from(result.pdf_base64 as string, 'base64');
     expect(signed.subarray(0, pdf.length).equals(pdf)).toBe(true);

@@ -5,7 +5,7 @@ import { recoverAddress, Signature } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smallPdf } from '../../helpers/api-fixtures';
 import { parseJson, runCliAsync } from '../../helpers/cli';
-import { runPdfsig } from '../../helpers/pdf-tools';
+import { qpdfSignatureFields, runPdfsig, runTool } from '../../helpers/pdf-tools';
 import { freePort, initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
 import { expectOneLineFailure, runOnTty } from './_cli-expect';
@@ -47,7 +47,16 @@ describe('CLI signing through the running service', () => {
     const r = await cli(['sign', 'pdf', join(work, 'in.pdf'), '-o', out, '--credential', pades, '--reason', 'CLI test', '--location', 'Madrid', '--signer-name', 'Ana García', '--var', 'reference=REF-7']);
     expect(r.stderr).toBe(''); // no progress line on a pipe
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^Signed ${join(work, 'in.pdf')} -> ${out} \\(\\d+ bytes, req_[A-Za-z0-9_-]+\\)\\n$`));
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^Signed ${join(work, 'in.pdf')} -> ${out} \\(\\d+ bytes, req_[A-Za-z0-9_-]+\\)$`));
+    // Where to look: the page and the box, as qpdf reads the widget the signature added.
+    const where = /^Stamp on page (\d+) of (\d+) at x ([\d.]+), y ([\d.]+) \(([\d.]+) x ([\d.]+) pt\)$/.exec(lines[1] ?? '');
+    expect(where, r.stdout).not.toBeNull();
+    expect(lines.slice(2)).toEqual(['']);
+    const read = await qpdfSignatureFields(out);
+    expect(read.fields).toHaveLength(1);
+    const [x1, y1, x2, y2] = read.fields[0]!.rect as [number, number, number, number];
+    expect(where!.slice(1).map(Number)).toEqual([read.fields[0]!.page, read.pageCount, ...[x1, y1, x2 - x1, y2 - y1].map((v) => Math.round(v * 10) / 10)]);
     const input = readFileSync(join(work, 'in.pdf'));
     const signed = readFileSync(out);
     expect(signed.subarray(0, input.length).equals(input)).toBe(true);
@@ -115,25 +124,40 @@ describe('CLI signing through the running service', () => {
     const input = join(work, 'in.pdf');
     const long = `Ana ${'García'.repeat(166)}`; // 1,000 characters: the documented maximum
     const warning = /^warning: stamp line 1 was shortened to fit the stamp's width at 6 pt: \d+ of its 1020 characters are shown, cut with "…" \("Digitally signed by Ana GarcíaGarcía/;
-    const human = await cli(['sign', 'pdf', input, '-o', join(work, 'long.pdf'), '--credential', pades, '--signer-name', long]);
+    // Every other line of the default stamp filled, so the long name's is the one warning.
+    const rest = ['--reason', 'Approval', '--location', 'Madrid', '--var', 'reference=INV-42'];
+    const human = await cli(['sign', 'pdf', input, '-o', join(work, 'long.pdf'), '--credential', pades, '--signer-name', long, ...rest]);
     expect(human.status, human.stderr).toBe(0);
     expect(human.stderr.split('\n').filter(Boolean)).toEqual([expect.stringMatching(warning)]);
-    expect(human.stdout).toMatch(/^Signed .* -> .*long\.pdf \(\d+ bytes, req_\S+\)\n$/);
+    expect(human.stdout).toMatch(/^Signed .* -> .*long\.pdf \(\d+ bytes, req_\S+\)\nStamp on page 1 of 1 at .*\n$/);
     expect((await runPdfsig(join(work, 'long.pdf'))).signatures.map((s) => s.validation)).toEqual(['Signature is Valid.']);
 
-    const json = await cli(['sign', 'pdf', input, '-o', join(work, 'long-json.pdf'), '--credential', pades, '--signer-name', long, '--json']);
+    const json = await cli(['sign', 'pdf', input, '-o', join(work, 'long-json.pdf'), '--credential', pades, '--signer-name', long, ...rest, '--json']);
     const answer = parseJson<{ status: string; warnings: string[] }>(json);
     expect(answer.status).toBe('DONE');
     expect(answer.warnings).toEqual([expect.stringMatching(new RegExp(warning.source.replace('^warning: ', '^')))]);
     expect(json.stderr.split('\n').filter(Boolean)).toEqual([`warning: ${answer.warnings[0]}`]);
 
     // The signed PDF on stdout: the warning still reaches the user, on stderr.
-    const piped = await cli(['sign', 'pdf', input, '-o', '-', '--credential', pades, '--signer-name', long]);
+    const piped = await cli(['sign', 'pdf', input, '-o', '-', '--credential', pades, '--signer-name', long, ...rest]);
     expect(piped.stdout.startsWith('%PDF-')).toBe(true);
     expect(piped.stderr).toMatch(warning);
+    expect(piped.stderr).toMatch(/\nStamp on page 1 of 1 at x [\d.]+, y [\d.]+ \([\d.]+ x [\d.]+ pt\)\n$/);
 
-    const quiet = parseJson<{ warnings: string[] }>(await cli(['sign', 'pdf', input, '-o', join(work, 'short.pdf'), '--credential', pades, '--signer-name', 'Ana', '--json']));
+    const quiet = parseJson<{ warnings: string[] }>(await cli(['sign', 'pdf', input, '-o', join(work, 'short.pdf'), '--credential', pades, '--signer-name', 'Ana', ...rest, '--json']));
     expect(quiet.warnings).toEqual([]);
+  });
+
+  it('a stamp line with no value for its placeholders is left out and named, not drawn blank', async () => {
+    // The integrators' guide's example leaves {{reference}} to a variable; without it the line is empty.
+    const r = await cli(['sign', 'pdf', join(work, 'in.pdf'), '-o', join(work, 'no-ref.pdf'), '--credential', pades, '--signer-name', 'Ana García', '--reason', 'Approval', '--location', 'Madrid', '--json']);
+    const answer = parseJson<{ warnings: string[]; stamp: { page: number; page_count: number; rect: number[] } }>(r);
+    expect(answer.warnings).toEqual(['stamp line 5 is not drawn: its placeholder {{reference}} has no value in this request (give variables.reference), and the line would read as blank']);
+    expect(answer.stamp).toMatchObject({ page: 1, page_count: 1 });
+    expect((await qpdfSignatureFields(join(work, 'no-ref.pdf'))).fields.map((f) => f.rect)).toEqual([answer.stamp.rect]);
+    // Its text is not in the stamp: pdftotext reads every other line and no "reference".
+    const text = (await runTool('pdftotext', [join(work, 'no-ref.pdf'), '-'])).stdout;
+    expect(text).toContain('Location: Madrid');
   });
 
   it('a --url without http:// is a usage error saying so, not "not reachable" (issue 19)', async () => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ArgsDef, CommandDef } from 'citty';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -152,6 +152,45 @@ describe('the client example of integrators.md runs against a real service', () 
   });
 });
 
+
+describe('the command-line example of integrators.md signs as written', () => {
+  const tmp = makeTmpHome();
+  let service: ServiceProcess;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    const wrapper = initEmbeddedWithWrapper(tmp.home);
+    service = await startServiceProcess({ home: tmp.home });
+    const list = (await new LocalsignClient({ baseUrl: service.url, ...wrapper }).listCredentials()).credentials;
+    // `localsign` on PATH, as `npm install -g .` gives it: the built bundle.
+    const bin = join(tmp.home, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'localsign'), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'dist/localsign.cjs')}" "$@"\n`, { mode: 0o755 });
+    writeFileSync(join(tmp.home, 'in.pdf'), await smallPdf('docs CLI example'));
+    env = {
+      ...process.env,
+      PATH: `${bin}:${process.env.PATH}`,
+      LOCALSIGN_HOME: tmp.home,
+      LOCALSIGN_KEY: wrapper.key,
+      LOCALSIGN_SECRET: wrapper.secret,
+      LOCALSIGN_PADES_CREDENTIAL: list.find((c) => c.type === 'pades')!.credential_key,
+      NO_COLOR: '1',
+    };
+  });
+  afterAll(async () => {
+    await service?.stop();
+    tmp.cleanup();
+  });
+
+  it('a stamp with every line filled (no warning) and the page it is on', async () => {
+    const block = /## From the command line[\s\S]*?```bash\n([\s\S]*?)```/.exec(page('integrators.md'))?.[1];
+    const command = /^localsign sign pdf [^\n]*\\\n[^\n]*$/m.exec(block ?? '')?.[0];
+    expect(command, 'the sign pdf command of "From the command line"').toBeDefined();
+    const run = await spawnAsync('bash', ['-c', `set -euo pipefail\ncd "${tmp.home}"\n${command!}`], env);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/^Signed in\.pdf -> out\.pdf \(\d+ bytes, req_\S+\)\nStamp on page 1 of 1 at x [\d.]+, y [\d.]+ \([\d.]+ x [\d.]+ pt\)\n$/);
+  });
+});
 
 describe('the shell example of integrators.md "Authenticating the service" runs as written', () => {
   const tmp = makeTmpHome();

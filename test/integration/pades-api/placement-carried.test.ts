@@ -61,11 +61,14 @@ describe('the stamp placement carried from the check before the 202 into the job
     expect((await runPdfsig(file)).signatures.filter((s) => s.signed).map((s) => s.validation)).toEqual(['Signature is Valid.']);
     const widgets = await signatureWidgets(signed);
     expect(widgets).toHaveLength(1);
-    return { result, widget: widgets[0]! };
+    const w = widgets[0]!;
+    // The result names the page and the box the widget has, however the placement was decided.
+    expect(result.stamp).toMatchObject({ page: w.page, rect: [w.rect.x1, w.rect.y1, w.rect.x2, w.rect.y2] });
+    return { result, widget: w };
   }
 
   it('signs where the check put the stamp, and the check\'s warning is in the result', async () => {
-    const res = await postJson(call, '/v1/pades/sign', { pdf_base64: Buffer.from(input).toString('base64'), credential_key: pades, signer_name: 'Ann Example' });
+    const res = await postJson(call, '/v1/pades/sign', { pdf_base64: Buffer.from(input).toString('base64'), credential_key: pades, signer_name: 'Ann Example', reason: 'Approval', location: 'Madrid', variables: { reference: 'INV-42' } });
     const body = (await res.json()) as { request_id: string; status: string };
     expect([res.status, body.status]).toEqual([202, 'PENDING']);
     expect(body.request_id).toMatch(REQUEST_ID);

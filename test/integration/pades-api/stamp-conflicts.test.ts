@@ -47,8 +47,10 @@ afterAll(async () => {
 });
 
 const where = () => ({ home: tmp.home, reader: call });
+/** Every placeholder of the standard stamp given a value: no line is left out for want of one. */
+const FILLED = { signer_name: 'Ann Example', reason: 'Approval', location: 'Madrid', variables: { reference: 'INV-42' } };
 const sign = (pdf: Uint8Array, extra: Record<string, unknown> = {}) =>
-  postJson(call, '/v1/pades/sign', { pdf_base64: Buffer.from(pdf).toString('base64'), credential_key: pades, signer_name: 'Ann Example', ...extra });
+  postJson(call, '/v1/pades/sign', { pdf_base64: Buffer.from(pdf).toString('base64'), credential_key: pades, ...FILLED, ...extra });
 
 async function signedDone(pdf: Uint8Array, extra: Record<string, unknown> = {}): Promise<{ result: Record<string, unknown>; signed: Buffer; file: string }> {
   const res = await sign(pdf, extra);
@@ -91,9 +93,11 @@ describe('stamps that never hide the document, through the API', () => {
   it('the default design on the LibreOffice document: moved off the footnote and footer, and DONE says so', async () => {
     const input = new Uint8Array(readFileSync(join(CORPUS_DIR, 'libreoffice-footnotes.pdf')));
     const { result, signed } = await signedDone(input);
-    expect(Object.keys(result).sort()).toEqual(['pdf_base64', 'request_id', 'status', 'warnings']);
+    expect(Object.keys(result).sort()).toEqual(['pdf_base64', 'request_id', 'stamp', 'status', 'warnings']);
     const [widget] = await signatureWidgets(signed);
     expect(widget!.page).toBe(3);
+    // The result says where the stamp went: the page and box the widget has.
+    expect(result.stamp).toEqual({ page: 3, page_count: 3, rect: [widget!.rect.x1, widget!.rect.y1, widget!.rect.x2, widget!.rect.y2] });
     expect(result.warnings).toEqual([`the stamp was moved from (36, 36) to (${widget!.rect.x1}, ${widget!.rect.y1}) on page 3: the design's box covered the page's content`]);
     const words = (await pdftotextWords(input)).find((p) => p.page === 3)!.words;
     expect(words.filter((w) => overlaps(w, widget!.rect))).toEqual([]);
@@ -114,6 +118,7 @@ describe('stamps that never hide the document, through the API', () => {
       'no free area of page 1 fits the stamp (240 x 72 pt) without covering the page\'s content: the stamp is on a signature page added at the end (design stamp.on_conflict "new_page")',
     ]);
     expect((await runTool('pdfinfo', [file])).stdout).toMatch(/^Pages:\s+2$/m);
+    expect(result.stamp).toEqual({ page: 2, page_count: 2, rect: [36, 36, 276, 108] });
     expect(await signatureWidgets(signed)).toMatchObject([{ page: 2, rect: { x1: 36, y1: 36, x2: 276, y2: 108 } }]);
   });
 
@@ -139,7 +144,7 @@ describe('stamps that never hide the document, through the API', () => {
     const doc = await PDFDocument.create();
     doc.addPage([595, 842]);
     const { result, file } = await signedDone(await doc.save(), { design_key: designKeys.tinted });
-    expect(Object.keys(result).sort()).toEqual(['pdf_base64', 'request_id', 'status']);
+    expect(Object.keys(result).sort()).toEqual(['pdf_base64', 'request_id', 'stamp', 'status']);
     // Rendered by poppler: a point inside the stamp (36..276 x 36..108) away from its text is
     // #ffeecc, and one outside it is the page's white.
     expect(await pixel(file, 260, 42)).toEqual([0xff, 0xee, 0xcc]);

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialKeys, postJson, type Call } from '../../helpers/api-fixtures';
-import { runPdfsig } from '../../helpers/pdf-tools';
+import { runPdfsig, runTool } from '../../helpers/pdf-tools';
 import { pdftotextWords, signatureWidgets } from '../../helpers/pdf-words';
 import { authed, initEmbeddedWithWrapper, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
@@ -60,7 +60,7 @@ describe('a stamp line too long for its box (issue 19)', () => {
   it('a 1,000-character signer_name: DONE, cut with "…" at 6 pt or more, the line named in warnings, pdfsig valid', async () => {
     const name = `Ann ${'Example'.repeat(143)}`.slice(0, 1000);
     expect(name).toHaveLength(1000);
-    const { result, file, signed } = await signDone({ signer_name: name, reason: 'Approval' });
+    const { result, file, signed } = await signDone({ signer_name: name, reason: 'Approval', location: 'Madrid', variables: { reference: 'INV-42' } });
     // The default design's first line is "Digitally signed by {{signer_name}}" (20 + 1,000 characters).
     expect(result.warnings).toEqual([expect.stringMatching(/^stamp line 1 was shortened to fit the stamp's width at 6 pt: \d+ of its 1020 characters are shown, cut with "…" \("Digitally signed by Ann Example/)]);
 
@@ -79,7 +79,21 @@ describe('a stamp line too long for its box (issue 19)', () => {
   });
 
   it('a stamp that fits adds no warnings', async () => {
-    const { result } = await signDone({ signer_name: 'Ann Example', reason: 'Approval' });
+    const { result } = await signDone({ signer_name: 'Ann Example', reason: 'Approval', location: 'Madrid', variables: { reference: 'INV-42' } });
     expect(result.warnings).toBeUndefined();
+  });
+
+  it('a line whose placeholders have no value is not drawn, and warnings name it', async () => {
+    // Only signer_name: "Reason:", "Location:" and the reference line would read as blank.
+    const { result, file } = await signDone({ signer_name: 'Ann Example' });
+    expect(result.warnings).toEqual([
+      'stamp line 3 is not drawn: its placeholder {{reason}} has no value in this request (give reason), and the line would read as blank',
+      'stamp line 4 is not drawn: its placeholder {{location}} has no value in this request (give location), and the line would read as blank',
+      'stamp line 5 is not drawn: its placeholder {{reference}} has no value in this request (give variables.reference), and the line would read as blank',
+    ]);
+    // poppler reads the lines that are drawn, and none of the blank ones.
+    const text = (await runTool('pdftotext', ['-layout', file, '-'])).stdout;
+    expect(text).toContain('Digitally signed by Ann Example');
+    expect(text).not.toMatch(/Reason:|Location:/);
   });
 });

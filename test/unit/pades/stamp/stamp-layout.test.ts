@@ -58,6 +58,35 @@ describe('layoutStamp', () => {
     expect(layout.lines[0]?.text).toBe('ab…');
   });
 
+  it('does not draw a line whose placeholders all came out empty, takes no room for it, and says which and why', () => {
+    const layout = layoutStamp(
+      {
+        width: 200,
+        height: 60,
+        lines: [
+          { text: 'Digitally signed by ', size: 10, unfilled: ['signer_name'] },
+          { text: 'Date: 2026-11-28 10:00 UTC', size: 8 },
+          { text: ' · ', size: 8, unfilled: ['reference', 'approval_id'] },
+          { text: 'Reason: Approval', size: 8 },
+        ],
+      },
+      mono,
+    );
+    expect(layout.lines.map((l) => l.text)).toEqual(['Date: 2026-11-28 10:00 UTC', 'Reason: Approval']);
+    // The first drawn line starts at the top, where the left-out one would have been.
+    expect(layout.lines[0]?.y).toBeCloseTo(60 - 3.6 - 8 * 0.8, 9);
+    expect(describeAdjustments(layout.adjustments)).toEqual([
+      'stamp line 1 is not drawn: its placeholder {{signer_name}} has no value in this request (give signer_name), and the line would read as blank',
+      'stamp line 3 is not drawn: none of its placeholders {{reference}}, {{approval_id}} has a value in this request (give variables.reference or variables.approval_id), and the line would read as blank',
+    ]);
+  });
+
+  it('centres the image as for an image-only stamp when every line is left unfilled', () => {
+    const layout = layoutStamp({ width: 200, height: 60, lines: [{ text: 'Location: ', size: 8, unfilled: ['location'] }], image: { width: 10, height: 10 } }, mono);
+    expect(layout.lines).toEqual([]);
+    expect(layout.image?.x).toBeCloseTo((200 - layout.image!.width) / 2, 9);
+  });
+
   it('keeps a size the design asked below 6 pt and cuts there instead of shrinking further', () => {
     const layout = layoutStamp({ width: 100, height: 30, lines: [{ text: 'y'.repeat(100), size: 4 }] }, mono);
     expect(layout.lines[0]?.size).toBe(4);
