@@ -10,7 +10,8 @@ export interface AuditRecord {
   request_id: string;
   wrapper_key: string | null;
   credential_key: string;
-  kind: 'pades' | 'blockchain';
+  /** The request's kind, by its name in `signing/kinds/` (`pades`, `blockchain`, or a kind added there). */
+  kind: string;
   /** tx hash, or SHA-256 of the CMS signed attributes for PAdES; lowercase hex; null if none was made. */
   digest: string | null;
   outcome: 'DONE' | 'ERROR';
