@@ -360,11 +360,13 @@ export class WorkerPool<T, R> {
     for (;;) {
       if (this.queue.size === 0) return;
       // Least-loaded first, so work spreads across workers before any pipeline fills; a new
-      // worker only when every running one has work and the pool is not full.
+      // worker only when every running one has work and the pool is not full. A worker still in
+      // its warm task counts as free, the task posted behind it: it is ready sooner than a worker
+      // started now, which would also take a core from it (the first request after start).
       let slot: Slot<T, R> | undefined;
-      for (const s of this.slots) if (!s.retiring && s.inFlight.length < this.depth && (!slot || s.inFlight.length < slot.inFlight.length)) slot = s;
+      for (const s of this.slots) if (!s.retiring && s.inFlight.length < this.depth + warmIn(s) && (!slot || busyIn(s) < busyIn(slot))) slot = s;
       const live = this.slots.filter((s) => !s.retiring).length;
-      if ((!slot || slot.inFlight.length > 0) && live < this.options.workers) slot = this.spawn(start);
+      if ((!slot || busyIn(slot) > 0) && live < this.options.workers) slot = this.spawn(start);
       if (!slot) slot = this.burstFor(start, live);
       if (!slot) return;
       const job = this.takeNext();
@@ -424,4 +426,14 @@ export class WorkerPool<T, R> {
     }
     this.slots.length = 0;
   }
+}
+
+/** Tasks of a worker's that are warm tasks (keepWarm): at most one, the first it runs. */
+function warmIn(slot: { inFlight: { warm?: true }[] }): number {
+  return slot.inFlight.filter((j) => j.warm).length;
+}
+
+/** Tasks of a worker's that are requests' work. */
+function busyIn(slot: { inFlight: { warm?: true }[] }): number {
+  return slot.inFlight.length - warmIn(slot);
 }

@@ -285,3 +285,39 @@ parentPort.on('message', (task) => setTimeout(() => parentPort.postMessage({ ok:
     expect(b.id).toBe('b1');
   });
 });
+
+/** A worker kept warm (keepWarm): a request that comes during its warm task waits for it, no cold worker started beside it. */
+describe('WorkerPool: a task that comes while the kept worker warms up', () => {
+  // Busy for task.ms, one task at a time, answered in order as serveWorker does.
+  const SLEEPER = `
+const { parentPort, threadId } = require('node:worker_threads');
+parentPort.on('message', (task) => {
+  const end = Date.now() + task.ms;
+  while (Date.now() < end);
+  parentPort.postMessage({ ok: true, value: { threadId, id: task.id } });
+});`;
+  type SleepTask = { id: string; ms: number };
+  let pool: WorkerPool<SleepTask, { threadId: number; id: string }> | null = null;
+  afterEach(async () => pool?.close());
+
+  it('is posted behind the warm task to the same worker, even with room for a second worker', async () => {
+    const p = (pool = new WorkerPool<SleepTask, { threadId: number; id: string }>({
+      name: 'test worker',
+      workers: 2,
+      depth: 1,
+      keep: 1,
+      warmTask: () => ({ id: 'warm', ms: 300 }),
+      start: threadStarter({ kind: 'code', code: SLEEPER }, 'test'),
+      inline,
+    }));
+    p.keepWarm();
+    expect(p.size).toBe(1);
+    const first = await p.run({ id: 'first', ms: 1 });
+    expect(first.id).toBe('first');
+    // Still one worker: the request waited for the warming one instead of starting a second.
+    expect(p.size).toBe(1);
+    // Once it is warm, two requests at once spread over two workers as before.
+    const both = await Promise.all([p.run({ id: 'a', ms: 200 }), p.run({ id: 'b', ms: 200 })]);
+    expect(new Set(both.map((r) => r.threadId)).size).toBe(2);
+  });
+});
