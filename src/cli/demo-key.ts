@@ -4,7 +4,7 @@ import type { AppContext } from '../context';
 import { readFileIfExists, writeFileAtomic } from '../store/atomic-file';
 
 /**
- * The demo application key of `serve --demo`, kept across restarts (issue 11: each start revoked
+ * The demo application key of `serve --demo`, kept across restarts (each start revoked
  * the previous key, so the exports pasted into another terminal got 401 and their results
  * vanished from GET /v1/results, which lists one key's requests). A wrapper secret is only known
  * when created (only its hash is in wrappers.json), so the demo key's secret is kept in

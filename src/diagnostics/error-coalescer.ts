@@ -1,6 +1,6 @@
 /**
  * Which failures get a full record in errors.jsonl, and which are folded into one summary
- * (issue 10, abuse: 80,000 unauthenticated bad requests rotated every earlier record out of the
+ * (80,000 unauthenticated bad requests rotated every earlier record out of the
  * error history, and a flood of bad bodies filled the rotation in minutes).
  *
  * - A failure of a request (an asynchronous ERROR, with its request id) is always recorded in full.

@@ -14,7 +14,7 @@ const Fn = Point.Fn;
 /**
  * A copy of the base point with its own eager width-8 table. noble's Point.BASE keeps a table for
  * constant-time `multiply`, but `multiplyUnsafe` on it takes the slower endomorphism path (0.17 to
- * 0.30 ms against 0.14 ms here, issue 10); the check multiplies public values, so unsafe is right.
+ * 0.30 ms against 0.14 ms here); the check multiplies public values, so unsafe is right.
  * Built on the first check in a thread (about 55 ms), then shared by every credential.
  */
 let tabledBase: InstanceType<typeof Point> | null = null;
@@ -103,8 +103,9 @@ export function createRecoveryChecker(publicKey: Uint8Array): RecoveryChecker {
 }
 
 /**
- * Plain recovery through noble (SEC 1 §4.1.6), for tests and cross-checks; the service path uses
- * createRecoveryChecker, which is several times faster.
+ * Plain recovery through noble (SEC 1 §4.1.6): the address a signature recovers to. The EVM kind
+ * uses it for an engine's answer when it knows only the credential's address, not its public key;
+ * with the public key it asks createRecoveryChecker on a signing thread, several times faster.
  */
 export function recoverAddress(digest: Uint8Array, r: bigint, s: bigint, yParity: 0 | 1): string {
   assertDigest(digest);

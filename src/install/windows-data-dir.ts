@@ -10,7 +10,7 @@ import { runChecked, type Runner } from './run-command';
  * The installed service's data dir, %ProgramData%\localsign: SYSTEM (the service) and
  * Administrators (the installer, an elevated CLI) alone, and owned by one of them.
  *
- * Issue 15: any user may create a folder in %ProgramData% (its default ACL: Users may create
+ * Any user may create a folder in %ProgramData% (its default ACL: Users may create
  * folders, CREATOR OWNER gets full control), so a standard user could make
  * %ProgramData%\localsign before the install. It was kept, with that user as its owner, and an
  * owner may rewrite a DACL whatever it says (MS-DTYP §2.5.3.2: implicit READ_CONTROL, WRITE_DAC).

@@ -1,5 +1,5 @@
 /**
- * A fetched catalogue checked entry by entry before it becomes the cache (issue 15: "platform
+ * A fetched catalogue checked entry by entry before it becomes the cache ("platform
  * catalogue data checked at sync"). The wire checks (remote/wire.ts) say whether the platform sent
  * a catalogue at all, and a malformed one fails the sync with the old cache kept (PLATFORM.md
  * "Failures"). What is checked here is what one entry carries: a certificate that is not DER, or

@@ -10,7 +10,7 @@ import { openNoFollow } from './no-follow';
 /**
  * Documents up to this size stay in memory between accept and signing. A larger one stays in
  * memory only while its job can start at once (`spill` otherwise): reading 100 MB back from disk
- * cost the job 0.3 s (issue 10), and a burst of large documents must not all wait in memory.
+ * cost the job 0.3 s, and a burst of large documents must not all wait in memory.
  */
 const HOLD_IN_MEMORY_MAX = 16 * 1024 * 1024;
 
@@ -23,7 +23,7 @@ export interface PreparedRecord {
 }
 
 /**
- * The one owner of a request's document bytes for their whole life (issue 8):
+ * The one owner of a request's document bytes for their whole life:
  * - the input, from accept to the end of its job (`work/<id>.pdf`, durable so a restart can
  *   resume it, and held in memory when small so the job needs no disk read);
  * - a prepared document waiting for a remote signature (`work/<id>.prepared.pdf` + `.json`): a
@@ -100,7 +100,7 @@ export class DocumentStore {
   /**
    * The input as a PDF worker should get it: the bytes when they are held in memory, else the
    * durable work file itself, which the worker reads (a large document is not read back into the
-   * service only to be written out again for the worker, issue 15).
+   * service only to be written out again for the worker).
    */
   async inputDocument(id: string): Promise<DocumentBytes | null> {
     const held = this.held.get(id);
@@ -172,7 +172,7 @@ export class DocumentStore {
   /**
    * The job ended (DONE or ERROR): its input and prepared state are no longer needed. Only a
    * platform request has a prepared state (`prepared: false` skips looking for one: two failed
-   * removals per small PDF were 3 % of the service's time, issue 10). Settles once the files are
+   * removals per small PDF were 3 % of the service's time). Settles once the files are
    * gone; never rejects (removeIfPresent).
    */
   releaseWork(id: string, o: { prepared?: boolean } = {}): Promise<void> {
@@ -192,7 +192,7 @@ export class DocumentStore {
   async openResult(id: string): Promise<{ size: number; stream: Readable } | null> {
     let handle;
     try {
-      // Never through a link (issue 10 hardening: a results/<id>.pdf link served another file).
+      // Never through a link (hardening: a results/<id>.pdf link served another file).
       handle = await openNoFollow(this.resultPath(id), 'read');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;

@@ -5,7 +5,7 @@ export type RequestStatus = 'PENDING' | 'DONE' | 'ERROR';
 /**
  * What every kind's params carry (the kind's own fields beside them: signing/kinds/). `engine`:
  * who signs, fixed at accept time. `pinFromRequest`: the request brought its own chip PIN
- * (`chip_pin`, issue 16); only this mark is journaled: the PIN is held in memory for the one
+ * (`chip_pin`); only this mark is journaled: the PIN is held in memory for the one
  * signature, so a request resumed after a restart has none and ends ERROR instead of signing
  * without it.
  */
@@ -15,7 +15,7 @@ export type KindParams = {
 };
 
 /**
- * The journal's names, as every journal before issue 18 wrote them (and as the wire spells them):
+ * The journal's names, as every journal before the kinds' table wrote them (and as the wire spells them):
  * an entry's own fields, and its params'. Both are converted here, at the store edge, and nowhere else.
  */
 type UpperLetter = 'A' | 'B' | 'C' | 'D' | 'E' | 'F' | 'G' | 'H' | 'I' | 'J' | 'K' | 'L' | 'M' | 'N' | 'O' | 'P' | 'Q' | 'R' | 'S' | 'T' | 'U' | 'V' | 'W' | 'X' | 'Y' | 'Z';
@@ -101,7 +101,7 @@ type JournalRecord<E = RequestEntry> =
   /** `error_id`: the stored name, as for an entry's fields (applied as `errorId`). */
   | { t: 'x'; id: string; at: string; error: string; error_id: string }
   | { t: 'rm'; ids: string[] }
-  /** A resumed request's job is about to start: one more attempt (issue 7 item 2). */
+  /** A resumed request's job is about to start: one more attempt. */
   | { t: 'a'; id: string; at: string }
   /** A clean stop (SIGTERM) ended an attempt before it finished: that one does not count. */
   | { t: 'p'; id: string; at: string };

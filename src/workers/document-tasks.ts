@@ -1,7 +1,7 @@
 /**
- * The PDF engine's work as plain-data tasks, run in the PDF worker threads (src/pdf-worker.ts) or
+ * The PDF engine's work as plain-data tasks, run in the PDF worker processes (src/pdf-worker.ts) or
  * inline when there are none (tests from source). Every step that reads a document a caller sent
- * runs here, never on the event loop (issue 15): the sign route's check before the 202, prepare,
+ * runs here, never on the event loop: the sign route's check before the 202, prepare,
  * finish with its read-back check, the long-term updates and local validation.
  */
 import { LocalsignError, PdfInputError } from '../domain/errors';
@@ -56,7 +56,7 @@ export type DocumentResult = DocumentResults[keyof DocumentResults];
 /**
  * Errors of the engine as the caller should see them: an exhausted engine structure (a Map over
  * its maximum size, an array or string too long, a stack too deep: all RangeError) is the
- * document's fault, a 422, never a 500 (issue 15: a 318-byte xref stream answered 500).
+ * document's fault, a 422, never a 500 (a 318-byte xref stream answered 500).
  */
 function asDocumentError(error: unknown): unknown {
   if (error instanceof LocalsignError) return error;
@@ -65,7 +65,7 @@ function asDocumentError(error: unknown): unknown {
 }
 
 /**
- * Validation of any document, damaged ones included (issue 17; CONTRACT: a `200` report for a PDF
+ * Validation of any document, damaged ones included (CONTRACT: a `200` report for a PDF
  * it cannot fully read): its readers recover broken cross-reference data and name the damage as a
  * problem of the document; a PDF that cannot be read even so is a report of no signatures saying
  * why. A document over a limit (TooComplexError, a RangeError of an exhausted structure) stays a
@@ -96,7 +96,7 @@ async function run(task: DocumentTask, worker: InWorker | null): Promise<Documen
     case 'prepare': {
       if (worker && task.input.pdf.length >= FILE_MIN_BYTES) {
         // A large document and its update go to the prepared file one after the other: the worker
-        // never holds a copy of the input (issue 18). The answer names that file, as saveFilesSync's do.
+        // never holds a copy of the input. The answer names that file, as saveFilesSync's do.
         const { tail, ...prepared } = await preparePadesParts(task.input);
         return { ...prepared, pdf: savePartsSync([task.input.pdf, tail], worker.scratch) as unknown as Uint8Array };
       }
