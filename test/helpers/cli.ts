@@ -2,8 +2,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-/** The built bundle: CLI tests run what users run (`npm test` builds it first). */
+/** The built bundle, the release build: CLI tests run what users run (`npm test` builds it first). */
 export const BUNDLE = resolve(__dirname, '../../dist/localsign.cjs');
+/**
+ * The test build (`npm run build:test`, which `npm test` runs): the release bundle with its
+ * `TEST_FAULT:` blocks kept, for the tests that make the service kill itself, and only for them.
+ */
+export const TEST_BUNDLE = resolve(__dirname, '../../dist-test/localsign.cjs');
 
 export function assertBundle(): void {
   if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` (npm test does)`);
@@ -12,14 +17,13 @@ export function assertBundle(): void {
 /**
  * The tests that provoke a crash need the test build: the release bundle drops LOCALSIGN_TEST_FAULT
  * (build/bundle.mjs), and without it they would wait for a death that never comes. The bundle is a
- * launcher since the code cache came, so the build's own record says which build it is.
+ * launcher, so the build's own record says which build it is.
  */
 export function assertTestBuild(): void {
-  assertBundle();
-  const info = resolve(BUNDLE, '../build-info.json');
+  const info = resolve(TEST_BUNDLE, '../build-info.json');
   const build = existsSync(info) ? (JSON.parse(readFileSync(info, 'utf8')) as { build?: string }).build : undefined;
-  if (build !== 'test') {
-    throw new Error(`${BUNDLE} is a release build without the test switch: run \`LOCALSIGN_TEST_BUILD=1 npm run build\` (npm test does)`);
+  if (!existsSync(TEST_BUNDLE) || build !== 'test') {
+    throw new Error(`${TEST_BUNDLE} is missing or not the test build: run \`npm run build:test\` (npm test does)`);
   }
 }
 

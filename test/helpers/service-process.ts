@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { assertBundle, BUNDLE, parseJson, runCli } from './cli';
+import { assertBundle, BUNDLE, parseJson, runCli, TEST_BUNDLE } from './cli';
 
 export interface ServiceProcess {
   url: string;
@@ -25,7 +25,8 @@ interface ServeOptions {
 /** Spawns `localsign serve --port 0` (or `o.port`), collecting what it prints (stdout + stderr). */
 function spawnServe(o: ServeOptions): { child: ChildProcess; output: () => string } {
   if (!o.command) assertBundle();
-  const [file, ...before] = o.command ?? [process.execPath, BUNDLE];
+  // The release bundle, as users run it; the test build only where a test asks for a crash.
+  const [file, ...before] = o.command ?? [process.execPath, o.env?.LOCALSIGN_TEST_FAULT ? TEST_BUNDLE : BUNDLE];
   const child = spawn(file!, [...before, 'serve', '--port', String(o.port ?? 0), ...(o.args ?? [])], {
     env: { ...process.env, LOCALSIGN_HOME: o.home, NO_COLOR: '1', ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],

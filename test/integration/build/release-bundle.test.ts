@@ -1,51 +1,47 @@
 /**
- * Issue 18: the release binary carried the test switch LOCALSIGN_TEST_FAULT, with which the
- * service SIGKILLs itself. build/bundle.mjs now drops every `TEST_FAULT:` block unless
- * LOCALSIGN_TEST_BUILD is set (as `npm test` sets it). Shown on a release build made here into a
- * scratch dir: the switch is not in its text, and a service started with it set signs instead of
- * dying; the test build in dist/ still carries it (the crash tests need it).
+ * The release bundle carries no test switch: build/bundle.mjs drops every `TEST_FAULT:` block
+ * (LOCALSIGN_TEST_FAULT, with which the service SIGKILLs itself) unless LOCALSIGN_TEST_BUILD is
+ * set. `npm test` builds both: the release bundle in dist/, which every spawned service and CLI
+ * runs, and the test build in dist-test/, which only the crash tests start. Shown on the two: the
+ * switch is not in the release bundle's text, and a release service started with it set signs
+ * instead of dying.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBundle, BUNDLE } from '../../helpers/cli';
+import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { assertBundle, assertTestBuild, BUNDLE, TEST_BUNDLE } from '../../helpers/cli';
 import { authed, startServiceProcess, waitForResult } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
-const ROOT = resolve(__dirname, '../../..');
 const SWITCH = /LOCALSIGN_TEST_FAULT|kill-in-job|kill-after-audit/;
 
-describe('the release bundle (npm run build without LOCALSIGN_TEST_BUILD)', () => {
+describe('the release bundle in dist/, the one the tests spawn', () => {
   const tmp = makeTmpHome();
-  const out = join(tmp.home, 'release');
-  beforeAll(() => {
-    const env: NodeJS.ProcessEnv = { ...process.env, LOCALSIGN_OUT_DIR: out };
-    delete env.LOCALSIGN_TEST_BUILD;
-    execFileSync(process.execPath, ['build/bundle.mjs'], { cwd: ROOT, env, stdio: 'ignore', timeout: 120_000 });
-  }, 130_000);
+  const out = dirname(BUNDLE);
   afterAll(() => tmp.cleanup());
 
   it('holds no test switch, where the test build does', () => {
+    assertBundle();
+    assertTestBuild();
     for (const file of ['localsign-main.cjs', 'localsign-worker.cjs', 'localsign-pdf-worker.cjs']) {
       expect(readFileSync(join(out, file), 'utf8'), file).not.toMatch(SWITCH);
     }
-    assertBundle();
-    expect(readFileSync(join(dirname(BUNDLE), 'localsign-main.cjs'), 'utf8')).toMatch(SWITCH);
+    expect(readFileSync(join(dirname(TEST_BUNDLE), 'localsign-main.cjs'), 'utf8')).toMatch(SWITCH);
   });
 
   it('--version tells the two builds apart: the test build says so, the release build shows its commit alone', () => {
     const commit = (JSON.parse(readFileSync(join(out, 'build-info.json'), 'utf8')) as { commit: string }).commit;
-    expect(execFileSync(process.execPath, [join(out, 'localsign.cjs'), '--version'], { encoding: 'utf8' })).toBe(`0.2.0 (${commit})\n`);
-    expect(execFileSync(process.execPath, [BUNDLE, '--version'], { encoding: 'utf8' })).toBe(`0.2.0 (${commit}, test build)\n`);
-    const json = JSON.parse(execFileSync(process.execPath, [join(out, 'localsign.cjs'), 'version', '--json'], { encoding: 'utf8' })) as { build: string };
+    expect(execFileSync(process.execPath, [BUNDLE, '--version'], { encoding: 'utf8' })).toBe(`0.2.0 (${commit})\n`);
+    expect(execFileSync(process.execPath, [TEST_BUNDLE, '--version'], { encoding: 'utf8' })).toBe(`0.2.0 (${commit}, test build)\n`);
+    const json = JSON.parse(execFileSync(process.execPath, [BUNDLE, 'version', '--json'], { encoding: 'utf8' })) as { build: string };
     expect(json.build).toBe('release');
   });
 
   it('ignores LOCALSIGN_TEST_FAULT: the job signs instead of killing the service', async () => {
     const service = await startServiceProcess({
       home: join(tmp.home, 'home'),
-      command: [process.execPath, join(out, 'localsign.cjs')],
+      command: [process.execPath, BUNDLE],
       args: ['--demo'],
       env: { LOCALSIGN_TEST_FAULT: 'kill-in-job' },
     });
