@@ -198,8 +198,8 @@ async function closeWithin(server: Server, graceMs: number): Promise<void> {
 
 /**
  * Starts the service on a context: recovery of PENDING requests (nothing stays PENDING
- * after a restart), the listener, then journal compaction and retention in the background (issue
- * 10: nothing but the listener and the store index on the way to the first /health; the journal
+ * after a restart), the listener, then journal compaction and retention in the background
+ * (nothing but the listener and the store index on the way to the first /health; the journal
  * rewrite waits for queued appends and takes new ones after it, so requests may arrive meanwhile).
  */
 export async function startService(ctx: AppContext): Promise<RunningService> {

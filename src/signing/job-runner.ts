@@ -274,8 +274,8 @@ export class JobRunner {
   }
 
   /**
-   * The final transition, written once the disk takes it. A full or read-only config dir (issue
-   * 10) refuses the DONE (its document, audit record or journal line) and the ERROR alike: the
+   * The final transition, written once the disk takes it. A full or read-only config dir
+   * refuses the DONE (its document, audit record or journal line) and the ERROR alike: the
    * request stays PENDING and the transition is tried again, backing off to RETRY_MAX_MS, so it
    * completes as soon as space returns instead of staying PENDING until a restart. Any other
    * failure of a DONE ends the request ERROR, as before. A stop ends the retries: what is left

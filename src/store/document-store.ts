@@ -32,8 +32,8 @@ export interface PreparedRecord {
  * - the signed result (`results/<id>.pdf`) until retention removes it.
  */
 /**
- * unlink off the event loop (unlinkSync was 4 % of the service's main thread per small PDF, issue
- * 18), where a missing file is no error. Never rejects. A work file that could not be removed is
+ * unlink off the event loop (unlinkSync was 4 % of the service's main thread per small PDF),
+ * where a missing file is no error. Never rejects. A work file that could not be removed is
  * tried again at the next start (recovery removes the work of every request that is no longer
  * PENDING); a result retention could not remove stays in results/, a file of no request.
  */

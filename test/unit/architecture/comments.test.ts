@@ -31,12 +31,14 @@ describe('comments of the shipped code', () => {
     const found: string[] = [];
     for (const dir of ['src', 'build', 'clients/typescript/src']) {
       for (const file of sourceFiles(join(ROOT, dir))) {
-        readFileSync(file, 'utf8')
-          .split('\n')
-          .forEach((line, i) => {
-            const comment = commentOf(line);
-            if (comment && ISSUE.test(comment)) found.push(`${relative(ROOT, file)}:${i + 1}: ${comment.trim().slice(0, 100)}`);
-          });
+        const lines = readFileSync(file, 'utf8').split('\n');
+        lines.forEach((line, i) => {
+          const comment = commentOf(line);
+          if (!comment) return;
+          // "(issue" at the end of a line with its number on the next comment line counts too.
+          const next = /\b[Ii]ssues?$/.test(comment.trimEnd()) ? (commentOf(lines[i + 1] ?? '') ?? '') : '';
+          if (ISSUE.test(comment) || /^(\/\/|\*)\s*#?\d/.test(next.trim())) found.push(`${relative(ROOT, file)}:${i + 1}: ${comment.trim().slice(0, 100)}`);
+        });
       }
     }
     expect(found).toEqual([]);
