@@ -17,9 +17,9 @@ function gitCommit() {
 
 /**
  * Three bundles: the service (src/main.ts), the signing worker thread (src/sign-worker.ts), which
- * holds only the signing code so a worker starts fast and small (issue 10), and the PDF worker
- * thread (src/pdf-worker.ts), where every document is read under a heap limit and a deadline
- * (issue 15); it reads pdf-lib and the font from the vendor bundle, as the service does. Each is
+ * holds only the signing code so a worker starts fast and small, and the PDF worker thread
+ * (src/pdf-worker.ts), where every document from a stranger is read under a heap limit and a
+ * deadline; it reads pdf-lib and the font from the vendor bundle, as the service does. Each is
  * built beside its target and renamed into place: a test or a service reading a bundle while it
  * is rebuilt sees the old file or the new one, never half of one.
  */
@@ -33,8 +33,9 @@ const targets = [
 /**
  * The third bundle, dist/localsign-vendor.cjs: pdf-lib, fontkit, undici and the stamp font, 4.8 of
  * the service bundle's 5.8 MB. Nothing on the way to the first /health uses them, yet Node read
- * and pre-parsed them at every start (47 ms of 175 on this machine, issue 10). The service bundle
- * imports them through build/vendor/runtime.cjs, which reads this bundle on the first use of one.
+ * and pre-parsed them at every start (47 ms of 175, measured on a 2-core machine), against a
+ * start-up budget of 150 ms (docs/benchmarks.md). The service bundle imports them through
+ * build/vendor/runtime.cjs, which reads this bundle on the first use of one.
  */
 const VENDORED = /^(pdf-lib|@pdf-lib\/fontkit|@pdf-lib\/standard-fonts|undici)$/;
 const VENDOR_RUNTIME = resolve('build/vendor/runtime.cjs');
@@ -62,8 +63,9 @@ const vendored = new Set();
 const commit = process.env.LOCALSIGN_COMMIT || gitCommit();
 /**
  * The release bundle drops every `TEST_FAULT:` block (the LOCALSIGN_TEST_FAULT switch, with which
- * the service SIGKILLs itself; issue 18). `npm test` builds with LOCALSIGN_TEST_BUILD=1 and keeps
- * them. LOCALSIGN_OUT_DIR builds elsewhere than dist/ (the test that checks the release bundle).
+ * the service SIGKILLs itself to prove nothing is lost on a crash). `npm test` builds with
+ * LOCALSIGN_TEST_BUILD=1 and keeps them. LOCALSIGN_OUT_DIR builds elsewhere than dist/ (the test
+ * that checks the release bundle).
  */
 const testBuild = /^(1|true|yes)$/i.test(process.env.LOCALSIGN_TEST_BUILD ?? '');
 const dropLabels = testBuild ? [] : ['TEST_FAULT'];
@@ -165,7 +167,7 @@ new Function('module', 'exports', 'require', outputFiles[0].text)(mod, mod.expor
 writeFileSync(`${out}/openapi.json`, JSON.stringify(mod.exports.buildOpenApiDocument(), null, 2) + '\n');
 console.log(`built ${out}/openapi.json`);
 
-// dist/localsign-client-<version>.tgz: the TypeScript client packed for `npm install` (issue 19);
+// dist/localsign-client-<version>.tgz: the TypeScript client packed for `npm install`;
 // skipped when the client has not changed since the last one.
 const { packClient } = await import('./client-pack.mjs');
 console.log(`built ${relative(process.cwd(), packClient(out))}`);

@@ -1,5 +1,5 @@
 // dist/localsign-client-<version>.tgz: the TypeScript client (clients/typescript) as npm packs it,
-// compiled (dist/*.js and *.d.ts), for an application to `npm install` (issue 19). Run by
+// compiled (dist/*.js and *.d.ts), for an application to `npm install`. Run by
 // bundle.mjs; on its own: `node build/client-pack.mjs [OUT_DIR]`.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';

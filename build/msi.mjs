@@ -1,4 +1,4 @@
-// The Windows Installer package (issue 19): installers/windows/localsign.wxs compiled by wixl
+// The Windows Installer package: installers/windows/localsign.wxs compiled by wixl
 // (Debian's msitools), then the tables wixl 0.101 has no element for added with msibuild:
 // - Environment: localsign's folder appended to the system PATH, removed again on uninstall
 //   (WiX's <Environment Action="set" Part="last" System="yes">: Name "=-*Path", Value "[~];…");

@@ -1,4 +1,4 @@
-// The Debian packages the tests use, and what each gives them: the one list (issue 19). `.ci/run`
+// The Debian packages the tests use, and what each gives them: the one list. `.ci/run`
 // and `npm run test:fresh` install it; `npm test` and its globalSetup (test/global-setup.ts)
 // check it, and a missing tool stops the run at once with one line naming the tool and the package.
 //   node build/test-deps.mjs install [all|test|windows|macos]   apt-get install what is not installed (sudo when not root), then check

@@ -1,4 +1,4 @@
-// The Windows executable's identity and signature (issue 9):
+// The Windows executable's identity and signature:
 // - VERSIONINFO (file version, product name, description) with resedit, after postject: the
 //   runtime's own says "Node.js", which is what Explorer, Task Manager and inventory tools show;
 // - Authenticode with osslsigncode, when a certificate is supplied (LOCALSIGN_SIGN_CERT and
