@@ -8,7 +8,7 @@ import { Base64Bytes, chunksOf, decodePdfField, isCanonicalPdf, nextTurn, type B
 /**
  * The 100 MB path over JSON: a large `pdf_base64` that is canonical base64 of a PDF is decoded
  * into a file in `work/` a chunk at a time, between turns of the event loop and at the disk's
- * pace, so the document is never whole in memory (issue 18). Whether a field qualifies, and the
+ * pace, so the document is never whole in memory. Whether a field qualifies, and the
  * answer to every other one, are the tolerance rules of base64-repair.ts.
  */
 

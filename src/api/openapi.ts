@@ -121,7 +121,7 @@ export function buildOpenApiDocument(tables: DescribedTables = BUILT_IN): JsonSc
 
 const built = new WeakMap<DescribedTables, ReturnType<typeof buildOpenApiDocument>>();
 
-/** The document, built on first use: nothing on the way to the first /health needs it (issue 10). */
+/** The document, built on first use: nothing on the way to the first /health needs it. */
 export function openApiDocument(tables: DescribedTables = BUILT_IN): ReturnType<typeof buildOpenApiDocument> {
   let document = built.get(tables);
   if (!document) {

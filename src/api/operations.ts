@@ -20,7 +20,7 @@ export const WARNINGS_HEADER = 'Localsign-Warnings';
 /** Where the stamp of a signed PDF is, as JSON: the result's `stamp`, which the PDF route cannot carry in its body. */
 export const STAMP_HEADER = 'Localsign-Stamp';
 
-/** `?wait=N`: the long poll of GET /v1/results/{id} and of its /pdf (issue 10: polling costs). */
+/** `?wait=N`: the long poll of GET /v1/results/{id} and of its /pdf, so callers need not poll often. */
 const WAIT_PARAMETER = {
   name: 'wait',
   in: 'query',

@@ -170,7 +170,7 @@ export class ChipProvider {
       return this.deps.openPkcs11 ? this.deps.openPkcs11(options) : bridge.createPkcs11Chip(options);
     };
     if (!settings.all_tokens && !settings.more_tokens?.length) return openOne(settings.token_label, settings);
-    // Several tokens (issue 16): one chip each, its own session and PIN source.
+    // Several tokens: one chip each, its own session and PIN source.
     const tokens: { label: string; source: ChipPinSource }[] = settings.all_tokens
       ? (await bridge.presentTokenLabels(settings.module)).map((label) => ({ label, source: settings }))
       : [{ label: settings.token_label ?? '', source: settings }, ...(settings.more_tokens ?? []).map((t) => ({ label: t.token_label, source: t }))];

@@ -114,7 +114,7 @@ export function createSoftChip(path: string, runTask: RunTask): Chip {
       return keys;
     },
     // The signature is made in a worker and exists nowhere else until it is returned: a task
-    // cancelled by `signal` never starts, or its worker is ended with it (issue 18).
+    // cancelled by `signal` never starts, or its worker is ended with it.
     async signDigest(keyId, digest, options = {}) {
       const rec = records.get(keyId);
       if (!rec) throw new ChipError(`the software chip has no key with id ${keyId}`);

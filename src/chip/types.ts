@@ -43,7 +43,7 @@ export interface SignOptions {
   /**
    * Called at the last moment a token's signature can still be refused: right before C_Sign,
    * after the last look at `signal`. It may throw to make none; once it returns, the signature
-   * will exist and the caller must account for it (issue 18: a timeout then waits for the
+   * will exist and the caller must account for it (a timeout then waits for the
    * token's answer, and an ERROR names the digest in its audit record). The soft chip does not
    * call it: its signature exists only in its answer.
    */
@@ -105,7 +105,7 @@ export type ChipTokenSettings = { token_label: string } & ChipPinSource;
 
 /**
  * Where the chip is and how to unlock it (config dir settings). Never the PIN itself. Several
- * tokens (issue 16): `more_tokens` lists the tokens after the first, each with its own session
+ * tokens: `more_tokens` lists the tokens after the first, each with its own session
  * and PIN source; `all_tokens` takes every token present when the chip opens, with the first
  * one's PIN source. With either, key ids carry the token label (`label/01`).
  */

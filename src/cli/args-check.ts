@@ -3,7 +3,7 @@ import { UsageError } from './output';
 
 /**
  * citty ignores flags a command does not declare, so `status --prot 18400` checked port 8300 and
- * `wrapper:create --nmae foo` created a key named "default" (issue 11). Here the command line is
+ * `wrapper:create --nmae foo` created a key named "default". Here the command line is
  * walked down the command tree the way citty walks it, and every flag must be one the command
  * declares (kebab or camelCase, `--no-` for a boolean, or an alias); anything else is a usage
  * error (exit 2) naming the flag and, when one is close, the flag meant.

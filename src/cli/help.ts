@@ -2,7 +2,7 @@ import type { ArgsDef, CommandDef } from 'citty';
 import { environmentOf } from './help-environment';
 
 /**
- * `--help`, rendered here rather than by citty's renderUsage (issue 19): citty names a subcommand
+ * `--help`, rendered here rather than by citty's renderUsage: citty names a subcommand
  * without the program (`USAGE sign pdf`), shows the positionals we check ourselves as optional,
  * lists no environment variables and never wraps (lines of 209 columns). Here every usage line
  * starts with `localsign`, required arguments are `<NAME>` and say "(required)", the variables a

@@ -66,7 +66,7 @@ export function failLine(error: unknown, stderr: NodeJS.WritableStream = process
           ? error.message // citty's CLIError: usage problems
           : `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
   // A message can quote a document, a platform answer or a file name: shown escaped like the
-  // logs (log/escape.ts), it cannot move the cursor or reorder the line (issue 15).
+  // logs (log/escape.ts), it cannot move the cursor or reorder the line.
   const line = escapeControls(message.split('\n')[0]!.replace(ANSI, ''));
   const color = Boolean((stderr as NodeJS.WriteStream).isTTY) && !readEnv().noColor;
   stderr.write(color ? `${RED}${line}${RESET}\n` : `${line}\n`);
@@ -82,7 +82,7 @@ export function paint(text: string, stream: NodeJS.WritableStream, noColor: bool
  * Prints data: JSON with --json, else the human rendering. JSON.stringify escapes C0 controls but
  * writes DEL, C1 controls (U+009B is a one-byte CSI to some terminals), U+2028/U+2029 and the bidi
  * controls raw; those are escaped as \uNNNN too, which is the same JSON value for any parser, so
- * `--json` on a terminal is as safe as the human lines (issue 15). The human renderings escape the
+ * `--json` on a terminal is as safe as the human lines. The human renderings escape the
  * text they take from documents and platforms themselves (escapeControls).
  */
 export function printData(json: boolean, data: unknown, human: () => string): void {
@@ -90,7 +90,7 @@ export function printData(json: boolean, data: unknown, human: () => string): vo
 }
 
 /**
- * Warnings of a result (a stamp moved, a stamp line cut to fit, issue 19), one line each on stderr
+ * Warnings of a result (a stamp moved, a stamp line cut to fit), one line each on stderr
  * whatever the output: the signed PDF may be on stdout (`-o -`) and --json's data too. A warning
  * can quote a signer's name: escaped like the logs, it cannot move the cursor.
  */

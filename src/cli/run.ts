@@ -15,12 +15,12 @@ export async function runCli(rawArgs: string[]): Promise<void> {
   try {
     if (rawArgs.length === 0 || rawArgs.includes('--help') || rawArgs.includes('-h')) {
       const [cmd, path] = await commandForHelp(mainCommand, rawArgs);
-      // Colour (bold headings) only on a terminal without NO_COLOR (issue 11); wrapped to its width (issue 19).
+      // Colour (bold headings) only on a terminal without NO_COLOR; wrapped to its width.
       process.stdout.write(paint(await renderHelp(cmd, path, helpWidth(process.stdout)), process.stdout, readEnv().noColor) + '\n');
       return;
     }
     if (rawArgs.length === 1 && (rawArgs[0] === '--version' || rawArgs[0] === '-v')) {
-      // The commit too (issue 9): which build runs on a machine of a fleet, as /health says it.
+      // The commit too: which build runs on a machine of a fleet, as /health says it.
       process.stdout.write(`${versionLine()}\n`);
       return;
     }

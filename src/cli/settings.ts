@@ -55,7 +55,7 @@ export function openContext(args: Record<string, unknown>, rawArgs: string[] = [
 
 /**
  * For commands that only read or change what exists (wrapper:list, wrapper:revoke, report,
- * design:*): a config dir that is not there is an error, never created (issue 11).
+ * design:*): a config dir that is not there is an error, never created.
  */
 export function openExistingContext(args: Record<string, unknown>, rawArgs: string[] = []): AppContext {
   const { config } = configFromArgs(args, rawArgs);

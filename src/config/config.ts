@@ -35,7 +35,7 @@ export const DEFAULTS = Object.freeze({
   /** Off: a local service's callers are the operator's own programs (serve --rate-limit). */
   rateLimitPerSecond: 0,
   /**
-   * One step on one document (check, prepare, finish, validate) in a PDF worker (issue 15): a
+   * One step on one document (check, prepare, finish, validate) in a PDF worker: a
    * hostile document is answered within 10 s, while a legitimate 100 MB one takes about 1 s
    * (`npm run bench large`).
    */
@@ -54,9 +54,9 @@ export const DEFAULTS = Object.freeze({
 
 /**
  * Faults a test can provoke in a real service process, for what cannot be caused from outside
- * (issue 7 item 2: a job that takes the process down, as a V8 abort does). For tests only:
+ * (a job that takes the process down, as a V8 abort does). For tests only:
  * `kill-in-job` kills the process where a job would sign, `kill-after-audit` between a DONE's
- * audit record and the DONE itself (issue 10: audit exactly once); never set them on a real service.
+ * audit record and the DONE itself (to prove audit exactly once); never set them on a real service.
  */
 export const TEST_FAULTS = ['kill-in-job', 'kill-after-audit'] as const;
 export type TestFault = (typeof TEST_FAULTS)[number];
@@ -76,7 +76,7 @@ export interface Config {
   readonly diskQuotaBytes: number;
   readonly requestTimeoutMs: number;
   readonly tsaUrl: string | null;
-  /** The PAdES level of a request that does not ask for one: B-T with a TSA, else B-B (issue 12). */
+  /** The PAdES level of a request that does not ask for one: B-T with a TSA, else B-B. */
   readonly padesLevel: PadesLevel;
   /** PEM trust anchors for local validation (`--trust FILE`); null: none configured. */
   readonly trustFile: string | null;
@@ -120,7 +120,7 @@ function parsePadesLevel(value: string | undefined, tsaUrl: string | null): Pade
 
 /**
  * The test switch exists only in the test build: `TEST_FAULT:` blocks are dropped from the release
- * bundle (build/bundle.mjs, esbuild `dropLabels`; issue 18), so a release binary never SIGKILLs
+ * bundle (build/bundle.mjs, esbuild `dropLabels`), so a release binary never SIGKILLs
  * itself whatever its environment says.
  */
 function testFaultOf(value: string | undefined): TestFault | null {
@@ -171,7 +171,7 @@ function defaultDocumentWorkers(): number {
 /** Flags win over environment variables, which win over defaults (CONTRACT "listen"). */
 export function buildConfig(env: EnvSnapshot, flags: RawSettings = {}, overrides: Partial<Config> = {}): Config {
   const s = { ...env.settings, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) } as RawSettings;
-  // No home given: the installed system service's, if there is one (issue 9: one dir for both).
+  // No home given: the installed system service's, if there is one (one dir for both).
   const service: ServiceFile | null = s.home === undefined && env.serviceFile ? readServiceFile(env.serviceFile) : null;
   const timeoutSeconds = parseInteger('request timeout (seconds)', s.requestTimeout, 1, 7 * 24 * 3600);
   const config: Config = {

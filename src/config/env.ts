@@ -22,7 +22,7 @@ export interface RawSettings {
   allowHost?: string[];
   allowOrigin?: string[];
   workers?: string;
-  /** Per-document limits of the PDF workers (issue 15): seconds per step, MiB of heap per worker. */
+  /** Per-document limits of the PDF workers: seconds per step, MiB of heap per worker. */
   documentTimeLimit?: string;
   documentMemoryLimit?: string;
   retentionDays?: string;

@@ -50,7 +50,7 @@ export function ensureHome(home: string, options: HomeOptions = {}): HomePaths {
     if ((options.platform ?? process.platform) === 'win32') protectDir(home, options.acl);
     else chmodSync(home, 0o700);
   }
-  // Before the folders are made: mkdir would take a link to a folder for the folder (issue 10).
+  // Before the folders are made: mkdir would take a link to a folder for the folder.
   refuseLinks(paths);
   for (const dir of [paths.results, paths.work]) mkdirSync(dir, { recursive: true, mode: 0o700 });
   return paths;

@@ -4,7 +4,7 @@ import { ConfigurationError } from '../domain/errors';
 
 /**
  * The installed service's settings file: where the CLI finds the service's config dir without
- * flags (issue 9: "the CLI and the service use different dirs" is what users of similar agents
+ * flags ("the CLI and the service use different dirs" is what users of similar agents
  * complain about most). The service reads the same file the same way, so both agree by
  * construction: `localsign serve` in the unit, `localsign wrapper:create` by an administrator.
  *

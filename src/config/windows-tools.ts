@@ -2,7 +2,7 @@ import { win32 } from 'node:path';
 import { readWindowsEnv } from './env';
 
 /**
- * Windows' system tools, always by full path (issue 15). A program named without a folder is
+ * Windows' system tools, always by full path. A program named without a folder is
  * looked for in the current directory before PATH (libuv src/win/process.c, search_path(): "If
  * there's really only a filename, check the current directory for file, then search all path
  * directories"; CreateProcess does the same), so an administrator running `localsign

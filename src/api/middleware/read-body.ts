@@ -76,11 +76,11 @@ interface BodySink<T> {
  * The one reading of a request body, for both readers (in memory, to a file): over `limit` or
  * over `most` (a declared Content-Length): 413 without reading the rest; no data for `idleMs`
  * (0: no limit): 408, so a client that trickles its body or stops in the middle holds only its own
- * connection, and only that long (issue 10, abuse: slow clients). Either way the request is never
+ * connection, and only that long (abuse: slow clients). Either way the request is never
  * destroyed (that stalls Node's parser on the unread rest and a client still writing is never
- * read again, issue 7 item 6): our listeners go and the stream keeps flowing with none, which
+ * read again): our listeners go and the stream keeps flowing with none, which
  * drops the rest. A client that goes away mid-upload ("aborted", ECONNRESET) is no fault of ours:
- * said as what it is (issue 10: it was recorded as a 500 internal error). `fail` lets a sink end
+ * said as what it is, not recorded as a 500 internal error. `fail` lets a sink end
  * the reading with its own error (a disk that refuses a write).
  */
 function consumeBody<T>(incoming: IncomingMessage, o: { limit: number; most: number; declared: number | null; idleMs: number }, sink: BodySink<T> & { bind?(fail: (error: Error) => void): void }): Promise<T> {
@@ -127,7 +127,7 @@ function consumeBody<T>(incoming: IncomingMessage, o: { limit: number; most: num
 }
 
 /**
- * The raw transport's large body (issue 18: the 100 MB path), written to `path` as it arrives
+ * The raw transport's large body (the 100 MB path), written to `path` as it arrives
  * instead of held in memory: the service's peak no longer holds the document, and the PDF workers
  * and the document store take the file itself (DocumentStore.admit adopts it: synced and renamed,
  * not copied). Also a body without a Content-Length (chunked), whatever its size: it is never held

@@ -19,7 +19,7 @@ export function presentCredential(ctx: Pick<AppContext, 'kinds' | 'engines'>, c:
     engine: c.engine,
     default_design_key: type.takesDesign ? c.default_design_key : null,
     // CONTRACT: chip credentials may add pin_per_signature (the key is CKA_ALWAYS_AUTHENTICATE),
-    // and pin_per_request (a sign request brings chip_pin), issue 16.
+    // and pin_per_request (a sign request brings chip_pin).
     ...(onChip && c.pin_per_signature !== undefined ? { pin_per_signature: c.pin_per_signature } : {}),
     ...(onChip && c.pin_per_request ? { pin_per_request: true } : {}),
   };

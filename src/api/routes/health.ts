@@ -32,7 +32,7 @@ export function getHealth(ctx: AppContext) {
       api_version: API_VERSION,
       cache: cacheSummary(ctx),
       platform: pairing ? pairing.platform : null,
-      // Issue 16: a PKCS#11 chip's state (a signature card pulled out shows here, once a call to
+      // A PKCS#11 chip's state (a signature card pulled out shows here, once a call to
       // the token found it gone); absent for the software chip and before the chip was used.
       ...(chip === null ? {} : { chip }),
     });

@@ -82,7 +82,7 @@ export function postPadesSign(ctx: AppContext) {
 }
 
 /**
- * A large document goes to a file in work/ (issue 18: the 100 MB path): a raw body as it arrives,
+ * A large document goes to a file in work/ (the 100 MB path): a raw body as it arrives,
  * a large pdf_base64 as it is decoded (after the other checks, as always). The file goes to the
  * PDF worker's check and is adopted as the request's work file: the service never holds the
  * document, and it is written once. A file no request took is removed.

@@ -36,7 +36,7 @@ async function visibleEntry(ctx: AppContext, c: Context<ApiEnv>, served?: (entry
 /**
  * `{…head, "name": "<base64 of the file>"}` streamed: base64 needs no JSON escaping, so it is
  * encoded piece by piece as the file is read. The document as a base64 string and that string as
- * a Buffer were 280 MB of the service's peak for a 100 MB result (issue 10).
+ * a Buffer were 280 MB of the service's peak for a 100 MB result.
  */
 function base64JsonBody(head: string, name: string, file: { size: number; stream: Readable }): { length: number; stream: ReadableStream } {
   const open = `${head},${JSON.stringify(name)}:"`;

@@ -3,7 +3,7 @@
  * PKCS#11 ties the objects of one credential together by an equal CKA_ID (v2.40 §4.4, the
  * convention PKCS#15 and most vendor tools follow); some cards and middleware write different
  * CKA_IDs on the certificate, or none, so a certificate is matched by its public key when the
- * CKA_ID does not give it (issue 16).
+ * CKA_ID does not give it.
  *
  * Without a login (a chip whose PIN comes with each request, or from a PIN pad, is not logged in
  * until it signs) private keys are usually invisible (CKA_PRIVATE): the keys are then listed from

@@ -1,5 +1,5 @@
 /**
- * Several tokens on one module as one chip (issue 16: `--chip-token` given more than once, or
+ * Several tokens on one module as one chip (`--chip-token` given more than once, or
  * `--chip-all-tokens`): a person's eID card beside a company card, or two cards in two readers.
  * Each token keeps its own Pkcs11Chip: its own session, queue, PIN source and refusals. A key id
  * carries its token's label (`label/01`), so a credential names the card its key is on.

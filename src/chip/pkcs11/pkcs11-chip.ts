@@ -3,7 +3,7 @@
  * on it, and a transparent reconnect when the device closes the session or the token is pulled
  * and plugged back (one reopen per call, never a loop).
  *
- * How the user is proven (issue 16, signature cards):
+ * How the user is proven to the token:
  * - a stored PIN (variable or file): the session logs in when it opens;
  * - the reader's PIN pad: C_Login with a NULL PIN when a signature first needs it, the person
  *   typing on the reader meanwhile (the request stays PENDING; its timeout cancels the wait);
@@ -150,7 +150,7 @@ class Pkcs11Chip implements Chip {
         // pad) must not lead to a C_SignInit for it either.
         signal?.throwIfAborted();
         // The last look before C_Sign, and the caller's hook, run in one turn of the event loop:
-        // a timeout either comes before (no signature) or finds the signature under way (issue 18).
+        // a timeout either comes before (no signature) or finds the signature under way.
         const beforeSign = () => {
           signal?.throwIfAborted();
           onSigning?.();

@@ -9,7 +9,7 @@ export class SerialQueue {
 
   /**
    * Queues `task`. An aborted `signal` takes a task that has not started out of the queue at once
-   * (issue 18: a request that timed out behind a PIN pad nobody types on ends now, not when the
+   * (a request that timed out behind a PIN pad nobody types on ends now, not when the
    * token is free, and its task never runs). A task that has started decides for itself: it holds
    * the signal, and may be past the point where the token signs.
    */

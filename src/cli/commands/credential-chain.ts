@@ -5,7 +5,7 @@ import { CommandError, EXIT_FAILURE, printData, UsageError } from '../output';
 import { assertOutputFolder, writeOutputFile } from '../output-file';
 
 /**
- * `localsign credentials --chain KEY [--pem] [--out FILE]` (issue 19): a PAdES credential's
+ * `localsign credentials --chain KEY [--pem] [--out FILE]`: a PAdES credential's
  * certificate chain as `GET /v1/credentials` gives it (`certificate_chain`: base64 DER, signer
  * first, root last, CONTRACT), and with `--pem` its root alone, the trust anchor `verify --trust`
  * and `serve --trust` take: the README's `verify signed.pdf --trust demo-root.pem` needs that file,

@@ -18,7 +18,7 @@ import { osErrorInWords } from '../../domain/os-errors';
 
 /**
  * `design:list|add|remove|preview`: the stamp designs of the embedded platform, kept in
- * embedded.json (issue 11). A change reaches the cache at once, so `GET /v1/designs` of a
+ * embedded.json. A change reaches the cache at once, so `GET /v1/designs` of a
  * running service serves it on the next request (it re-reads cache.json on change) and `sync`
  * keeps it. A remote platform's designs are its console's to change.
  */
@@ -37,7 +37,7 @@ function embeddedContext(args: Record<string, unknown>, rawArgs: string[]): AppC
   return ctx;
 }
 
-/** Names and keys escaped like the logs (issue 15): a design file's text never steers the terminal. */
+/** Names and keys escaped like the logs: a design file's text never steers the terminal. */
 function describeDesign(d: CachedDesign, isDefault: boolean): string {
   const s = d.stamp;
   const vars = d.variables.map((v) => `${escapeControls(v.name)}${v.required ? ' (required)' : ''}`).join(', ') || 'no variables';

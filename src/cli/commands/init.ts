@@ -12,7 +12,7 @@ import { describeSkippedLines } from './sync';
 /**
  * The PKCS#11 chip settings of `--chip-module`: one PIN source (a variable, a file, the reader's PIN
  * pad, or each request); `--chip-token` repeated for several cards, each with the variable or file
- * given once for all or once per token in the same order; or `--chip-all-tokens` (issue 16).
+ * given once for all or once per token in the same order; or `--chip-all-tokens`.
  */
 function chipSettings(module: string, args: Record<string, unknown>, rawArgs: string[]): ChipSettings {
   const labels = repeatedFlag(rawArgs, 'chip-token');

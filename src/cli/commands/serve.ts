@@ -40,8 +40,8 @@ export const serveArgs = {
 
 /**
  * --demo: the README's first command. Pairs with the embedded platform (software chip) when
- * unpaired, and prints the demo key with copy-paste exports in the machine's shell, BASE included (issue 11: the
- * walk-through broke on any other port). Runs once the port is bound: a busy port fails before
+ * unpaired, and prints the demo key with copy-paste exports in the machine's shell, BASE included
+ * (so the walk-through works on any port). Runs once the port is bound: a busy port fails before
  * anything is created.
  */
 async function prepareDemo(ctx: AppContext, url: string): Promise<void> {
@@ -59,7 +59,7 @@ async function prepareDemo(ctx: AppContext, url: string): Promise<void> {
       : 'Demo application key (the same as at the last start; embedded platform, software chip, demo test CA: not trusted for real use):',
     ...shellExportLines([['BASE', url], ['LOCALSIGN_KEY', demo.key], ['LOCALSIGN_SECRET', demo.secret], ...demoCredentialExports(ctx)]),
     'Credentials:',
-    // Names from the catalogue escaped like the logs (issue 15), as `localsign credentials` shows them.
+    // Names from the catalogue escaped like the logs, as `localsign credentials` shows them.
     ...ctx.cache.get().credentials.map((c) => escapeControls(`  ${c.credential_key}  ${c.type.padEnd(5)}  ${c.name}${c.address ? `  ${c.address}` : ''}`)),
   ];
   process.stdout.write(lines.join('\n') + '\n');
@@ -79,7 +79,7 @@ function demoCredentialExports(ctx: AppContext): [string, string][] {
 }
 
 /**
- * Unpaired and not --demo: every signing request would get 409 (issue 19: it started silently).
+ * Unpaired and not --demo: every signing request would get 409, which a silent start would hide.
  * Said before the "listening on" line, with the ways to pair; the service still starts (pairing while it runs
  * is picked up: `init` in another terminal).
  */
@@ -102,8 +102,8 @@ export const serveCommand = defineCommand({
     // Before anything reads or rewrites the journal: one service per config dir (instance-lock.ts).
     const lock = await acquireInstanceLock(ctx.paths.home);
     ctx.trustAnchors(); // an unreadable --trust file stops the start, not the first verification
-    // Listen first: a busy port fails before any demo key is created (issue 11), in one line naming
-    // the port and the option to change it (issue 9).
+    // Listen first: a busy port fails before any demo key is created, in one line naming
+    // the port and the option to change it.
     const service = await startService(ctx).catch((error: unknown) => {
       throw describeListenError(error, ctx.config);
     });

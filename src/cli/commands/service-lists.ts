@@ -8,7 +8,7 @@ import { serviceArgs, serviceClient } from '../service-client';
  * The service's lists, as the application key sees them (`GET /v1/results`, `/v1/errors`,
  * `/v1/credentials`, `/v1/designs`): tables for people, the API's JSON with --json. Names and
  * keys come from the platform or from requests: each goes through the logs' escaping (`shown`) before
- * it reaches the terminal (issue 15), so none can move the cursor or reorder a line.
+ * it reaches the terminal, so none can move the cursor or reorder a line.
  */
 
 function parseLimit(value: unknown): number | undefined {

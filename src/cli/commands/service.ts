@@ -133,7 +133,7 @@ const status = defineCommand({
         `logs: ${s.logs.join(', ')}`,
       ].join('\n'),
     );
-    // The same code as every command that finds the service not running (issue 19): 3.
+    // The same code as every command that finds the service not running: 3.
     if (!s.healthy) process.exitCode = s.installed ? EXIT_UNREACHABLE : EXIT_FAILURE;
   },
 });

@@ -10,7 +10,7 @@ import { applicationKey } from '../service-client';
 import { configFromArgs } from '../settings';
 
 /**
- * The chip credentials of the config dir's catalogue and how each takes its PIN (issue 16: read
+ * The chip credentials of the config dir's catalogue and how each takes its PIN (read
  * once at sync, shown here): `pin_per_signature` is the key's CKA_ALWAYS_AUTHENTICATE.
  */
 function chipCredentialsOf(home: string): { credential_key: string; name: string; pin_per_signature: boolean | null; pin_per_request: boolean }[] {
@@ -55,8 +55,9 @@ export const statusCommand = defineCommand({
       if (e instanceof LocalsignServiceProofError) unproven = e;
       health = null;
     }
-    // The config dir is this one's only when its service is the one that answered (issue 11:
-    // `status --port P` named the CLI's dir whatever service listened on P). Down: the dir asked about.
+    // The config dir is this one's only when its service is the one that answered (`status
+    // --port P` must not name the CLI's dir whatever service listens on P). Down: the dir asked
+    // about.
     const configDir = !health || address.ownDir ? config.home : null;
     const proven = credentials ? { proven: health !== null } : {};
     const out = { ...(health ?? {}), reachable: health !== null, ...proven, url, config_dir: configDir };

@@ -29,18 +29,17 @@ function demoCrlIn(path: string): ReturnType<typeof demoCrlOf> {
 }
 
 /**
- * `localsign verify FILE.pdf [--json] [--trust FILE] [--online] [--revocation require|if-available]`
- * (issue 12): the same report as POST /v1/pades/verify, without a running service, offline unless
- * `--online` is asked. Exit 0
- * when every signature is valid, 1 otherwise (the report is printed either way). Every file it can
- * open gets a report (issue 17), a damaged PDF, an unreadable one or one that is not a PDF at all:
- * `valid: false` and the reason in `problems`; only a file it cannot open, and a document over a
- * limit (the route's 422), end with one red line instead.
+ * `localsign verify FILE.pdf [--json] [--trust FILE] [--online] [--revocation require|if-available]`:
+ * the same report as POST /v1/pades/verify, without a running service, offline unless `--online`
+ * is asked. Exit 0 when every signature is valid, 1 otherwise (the report is printed either way).
+ * Every file it can open gets a report, a damaged PDF, an unreadable one or one that is not a PDF
+ * at all: `valid: false` and the reason in `problems`; only a file it cannot open, and a document
+ * over a limit (the route's 422), end with one red line instead.
  */
 /**
  * Prints the report: every string of it may come from the document (field names, subjects,
  * problems quoting it), escaped like the logs before the lines are formatted, so a crafted name
- * cannot move the cursor and print "overall: VALID" over the real verdict (issue 15). --json
+ * cannot move the cursor and print "overall: VALID" over the real verdict. --json
  * prints the report itself (printData escapes what JSON.stringify leaves raw).
  */
 function print(json: boolean, report: WireReport): void {
@@ -80,7 +79,7 @@ export const verifyCommand = defineCommand({
       return;
     }
     const http = args.online ? new HttpClient(config.net) : null;
-    // The same PDF worker and limits as the service's verify route (issue 15); a document over
+    // The same PDF worker and limits as the service's verify route; a document over
     // 4 MiB reaches the worker through a private temporary folder.
     let scratch: string | null = null;
     const work = DocumentWork.fromConfig(config.documents, resolvePdfProcessEntry(), () => (scratch ??= mkdtempSync(join(tmpdir(), 'localsign-verify-'))));
