@@ -74,7 +74,7 @@ export class AppContext {
   private readonly session: PairingSession;
   readonly embedded: JsonCollection<EmbeddedConfig>;
   readonly pool: WorkerPool<SignTask, SignTaskResult>;
-  /** Every read or write of a PDF, in worker threads under per-document limits (issue 15). */
+  /** Every read or write of a PDF, in worker threads under per-document limits. */
   readonly documentWork: DocumentWork;
   readonly chips: ChipProvider;
   /** Outbound HTTP with the operator's proxies (TSA; the platform has its own, for its CA). */

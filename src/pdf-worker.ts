@@ -4,7 +4,7 @@ import { processChannel, serveWorker } from './workers/serve-worker';
 /**
  * Entry point of a PDF worker process, bundled on its own (dist/localsign-pdf-worker.cjs): the PDF
  * engine, with pdf-lib and the font read from the vendor bundle on first use. Each worker runs
- * under a heap limit and each task under a deadline (workers/document-work.ts, issue 15); a
+ * under a heap limit and each task under a deadline (workers/document-work.ts); a
  * document that exhausts either ends this process, never the service. The engine is loaded with
  * the first task, so a failure to load it (a vendor bundle not copied along) is that task's error.
  */

@@ -5,7 +5,7 @@
  * restricted character strings). der.ts stays the strict reader for everything we write and for
  * certificates (RFC 5280 §4.1: DER).
  *
- * Bounded (issue 15): nesting deeper than MAX_BER_DEPTH and more than MAX_BER_ELEMENTS headers
+ * Bounded: nesting deeper than MAX_BER_DEPTH and more than MAX_BER_ELEMENTS headers
  * read per parse are refused, so a hostile CMS can neither recurse without end nor make us walk
  * millions of empty elements. Elements are read on demand: a definite-length certificate or CRL
  * nobody asks about is skipped by its length, and the end of each indefinite-length element is

@@ -45,7 +45,7 @@ export class PdfInputError extends LocalsignError {
 }
 
 /**
- * A document over the per-document time or memory limit of the PDF workers (issue 15): a 422 that
+ * A document over the per-document time or memory limit of the PDF workers: a 422 that
  * names the limit (CONTRACT: "a document too costly to process … is a 422 naming the limit").
  */
 export class DocumentLimitError extends LocalsignError {
@@ -77,7 +77,7 @@ export class PlatformError extends LocalsignError {
 
 /**
  * The revocation data B-LT needs cannot be had (responder down, answer unusable) or says the
- * certificate is revoked: the message names the certificate and the URL (issue 12).
+ * certificate is revoked: the message names the certificate and the URL.
  */
 export class RevocationError extends LocalsignError {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -95,7 +95,7 @@ export class ConfigurationError extends LocalsignError {
 /**
  * The config dir refused a write: no space (ENOSPC, EDQUOT), read-only (EROFS) or a failing disk
  * (EIO). Nothing half-written stays (the store undoes a partial append, removes a partial temp
- * file); the service goes on and takes writes again once the disk does (issue 10, resilience).
+ * file); the service goes on and takes writes again once the disk does.
  */
 export class StorageError extends LocalsignError {
   constructor(message: string, options?: { cause?: unknown }) {

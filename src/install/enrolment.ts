@@ -3,7 +3,7 @@ import { ConfigurationError } from '../domain/errors';
 import { osErrorInWords } from '../domain/os-errors';
 
 /**
- * Fleet enrolment (issue 9): an installer run with a platform and a pairing code pairs the machine
+ * Fleet enrolment: an installer run with a platform and a pairing code pairs the machine
  * with no prompt. The code travels in a file (KEY=value lines, written 0600 by the installer or
  * the .deb's postinst from a preseeded file or LOCALSIGN_ENROL_* variables), never on a command
  * line another user can read in a process listing; it is read once, handed to `init` in-process,
@@ -48,7 +48,7 @@ export function parseEnrolment(file: string, text: string): Enrolment {
 
 /**
  * The .deb's file sits in the service user's own dir (/var/lib/localsign), where that user can put
- * a link or a FIFO at any name (issue 15). Read as root (`sudo localsign enrol --file …`), a link
+ * a link or a FIFO at any name. Read as root (`sudo localsign enrol --file …`), a link
  * would lend root's eyes to any file, and a FIFO would hang the installer: so the name is opened
  * without following a link (open(2) O_NOFOLLOW; lstat first on Windows, which has no such flag in
  * Node) and without blocking (O_NONBLOCK), and only a regular file is read.

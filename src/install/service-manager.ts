@@ -59,7 +59,7 @@ function assertPrivileged(plan: ServicePlan, deps: ManagerDeps): void {
 function prepareHome(plan: ServicePlan, deps: ManagerDeps): void {
   if (plan.manager === 'windows') {
     // SYSTEM (the service) and Administrators (the CLI, elevated) only, and owned by one of them
-    // (issue 15: a dir a user made before the install is re-owned or refused).
+    // (a dir a user made before the install is re-owned or refused).
     secureServiceDataDir(plan.home, { run: deps.run });
     return;
   }

@@ -11,7 +11,7 @@ export type Manager = 'systemd' | 'launchd' | 'windows';
 /** The account the Linux system service runs as (a system user of its own, no login). */
 export const SERVICE_USER = 'localsign';
 
-/** Where a system service keeps its data (issue 9): one place per OS, known to the installers. */
+/** Where a system service keeps its data: one place per OS, known to the installers. */
 export function systemHome(platform: NodeJS.Platform, programData?: string): string {
   if (platform === 'win32') return win32.join(programData ?? 'C:\\ProgramData', 'localsign');
   if (platform === 'darwin') return '/Library/Application Support/localsign';

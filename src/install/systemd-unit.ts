@@ -47,7 +47,7 @@ export function renderSystemdUnit(o: SystemdUnitOptions): string {
     // own heaps: config.ts), so the cgroup is what bounds the whole process. The largest body the
     // service takes by default (256 MiB, --max-body) peaks at about 1.1 GiB through the JSON
     // route and 1 GiB through the raw one (the README's 100 MB rows, 597 and 382 MiB, scaled); a
-    // hostile document must stay under +768 MiB (issue 15). Above MemoryHigh the kernel reclaims
+    // hostile document must stay under +768 MiB. Above MemoryHigh the kernel reclaims
     // and throttles instead of killing; MemoryMax is the hard stop (an OOM kill, then
     // Restart=on-failure), kept above any legitimate request so that a request resumed after the
     // restart does not kill the service again.

@@ -3,7 +3,7 @@ import { ConfigurationError } from '../domain/errors';
 import { runChecked, type Runner } from './run-command';
 
 /**
- * localsign on the system PATH (issue 19): the docs have administrators run `localsign …` in an
+ * localsign on the system PATH: the docs have administrators run `localsign …` in an
  * elevated prompt, so `service install` on Windows appends the executable's folder to the
  * machine's Path and `service uninstall` takes it out again. The NSIS installer runs those and
  * then broadcasts WM_SETTINGCHANGE, so prompts opened afterwards see it; the MSI does the same

@@ -38,7 +38,7 @@ export function stringifyJsonLine(value: unknown): string {
 
 /**
  * JSON text (any indentation) with the characters JSON.stringify leaves raw escaped as above:
- * the same JSON value, safe on a terminal (`localsign … --json` printed there, issue 15).
+ * the same JSON value, safe on a terminal (`localsign … --json` printed there).
  */
 export function escapeJsonText(json: string): string {
   return json.replace(JSON_UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
@@ -47,7 +47,7 @@ export function escapeJsonText(json: string): string {
 /**
  * A copy of a JSON-like value with every string in it (object keys too) passed through
  * escapeControls: for a report whose text came from a document or a platform, before something
- * formats it for a terminal (issue 15: a field name that rewrote the lines above it).
+ * formats it for a terminal (a field name must not rewrite the lines above it).
  */
 export function escapeStrings<T>(value: T): T {
   if (typeof value === 'string') return escapeControls(value) as T;

@@ -54,7 +54,7 @@ export function createLogger(options: {
     reporters: [oneLineReporter(stderr, color)],
   });
   const now = options.now ?? (() => new Date());
-  // A full or read-only disk must not turn a log line into a failed request (issue 10): the
+  // A full or read-only disk must not turn a log line into a failed request: the
   // console still has every line, and says once when service.log stops and starts again.
   let fileDown = false;
   const toFile = (level: string, message: string) => {

@@ -29,7 +29,7 @@ const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFi
 
 /**
  * The stamp image's problem, or null: what its PNG header declares must stay within the caps of
- * png-limits.ts (issue 15: a 31 KB dimension bomb cost 2 GB on every signature). Apart from
+ * png-limits.ts (a 31 KB dimension bomb cost 2 GB on every signature). Apart from
  * checkDesign so that a platform's design over the caps is left out of the cache and named
  * (catalog-screen.ts), where a malformed catalogue fails the whole sync.
  */

@@ -7,7 +7,7 @@ import { mapKey } from './embedded-config';
 const b64 = (u: Uint8Array) => Buffer.from(u).toString('base64');
 
 /**
- * What a chip credential says about its PIN (issue 16): the key wants it for every signature
+ * What a chip credential says about its PIN: the key wants it for every signature
  * (CKA_ALWAYS_AUTHENTICATE), and the chip takes it from each request (`--chip-pin-per-request`).
  */
 export function chipPinFlags(key: ChipKey, settings: ChipSettings): Pick<CachedCredential, 'pin_per_signature' | 'pin_per_request'> {

@@ -17,7 +17,7 @@ interface DemoKeySpec {
   algorithm: ChipKeyAlgorithm;
 }
 
-/** The demo credentials of the embedded default (issue 2): P-256 and RSA-2048 PAdES, one EVM. */
+/** The demo credentials of the embedded default: P-256 and RSA-2048 PAdES, one EVM. */
 const DEMO_KEYS: DemoKeySpec[] = [
   { id: '01', label: 'Demo PAdES signer (P-256)', algorithm: 'p256' },
   { id: '02', label: 'Demo PAdES signer (RSA-2048)', algorithm: 'rsa' },

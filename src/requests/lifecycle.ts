@@ -9,7 +9,7 @@ export function canTransition(from: RequestStatus, to: RequestStatus): boolean {
 }
 
 /**
- * Starts of work after which a crash ends a request instead of resuming it (issue 7 item 2): the
+ * Starts of work after which a crash ends a request instead of resuming it: the
  * run that a crash cut short gets one more try at the next start, and if that one is cut short
  * too, the request, not the service, gives way. Otherwise a request that takes the process down
  * (an abort no handler can catch) is resumed, and takes it down, at every start.

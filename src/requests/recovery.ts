@@ -3,11 +3,11 @@ import { attemptsOf, type RequestEntry, type RequestStore } from '../store/reque
 import { mayResume } from './lifecycle';
 import type { RequestRegistry } from './registry';
 
-/** The ERROR of a request whose resumed run a crash cut short too (issue 7 item 2). */
+/** The ERROR of a request whose resumed run a crash cut short too. */
 export const STOPPED_WHILE_SIGNING = 'the service stopped while signing this request';
 
 /**
- * After a crash or restart no request stays PENDING (issue 2): each one is handed back to the
+ * After a crash or restart no request stays PENDING: each one is handed back to the
  * runner (its inputs are in the journal, a PAdES document in work/), or set to ERROR with a clear
  * message when its inputs did not survive, or when a crash already cut short its one more try
  * (lifecycle.ts MAX_ATTEMPTS: a request that takes the process down must not do so at every

@@ -4,7 +4,7 @@ import { Socket } from 'node:net';
 /**
  * How long a connection answered before its request body arrived goes on reading (and dropping)
  * input after the answer: time for a client that writes its whole body before it reads to reach
- * its read, bounded so that no client can keep the service busy (issue 7 item 6). Bytes need no
+ * its read, bounded so that no client can keep the service busy. Bytes need no
  * bound of their own: a Content-Length body ends where it says (RFC 9112 §6.2); a chunked one
  * meets this clock.
  */

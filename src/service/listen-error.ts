@@ -2,16 +2,16 @@ import type { Config } from '../config/config';
 import { ConfigurationError } from '../domain/errors';
 
 /**
- * The listener could not bind: one line naming the address and how to choose another (issue 9:
- * 8300 is also Consul's default port, said only for 8300), instead of Node's "listen EADDRINUSE: address already in
- * use". Anything else passes through unchanged.
+ * The listener could not bind: one line naming the address and how to choose another (and, for
+ * 8300, that it is also Consul's default port), instead of Node's "listen EADDRINUSE: address
+ * already in use". Anything else passes through unchanged.
  */
 export function describeListenError(error: unknown, config: Pick<Config, 'host' | 'port' | 'serviceFile'>): unknown {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   const where = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const change = `choose another with --port N or LOCALSIGN_PORT=N${config.serviceFile ? ` (the installed service: "port" in ${config.serviceFile})` : ''}`;
   if (code === 'EADDRINUSE') {
-    // Consul's agent also listens on 8300 by default: named only when that is the port asked for (issue 19).
+    // Consul's agent also listens on 8300 by default: named only when that is the port asked for.
     const who = config.port === 8300 ? 'another localsign, or another program: Consul also defaults to 8300' : 'another localsign, or another program';
     return new ConfigurationError(`port ${config.port} is already in use on ${config.host} (${who}); ${change}`, { cause: error });
   }

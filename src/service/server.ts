@@ -108,7 +108,7 @@ async function listen(ctx: AppContext, app: { fetch: (request: Request, env: nev
   }) as Server;
   server.keepAliveTimeout = 5_000;
   cap.attach(server);
-  // Issue 10, abuse: a client trickling its header section holds its socket --header-timeout at
+  // Abuse: a client trickling its header section holds its socket --header-timeout at
   // most (slowloris); its body is bounded by --body-timeout of silence (read-body.ts) and by
   // Node's whole-request limit. Both answer 408 with the uniform body (client-error.ts).
   server.headersTimeout = ctx.config.headerTimeoutMs;
@@ -197,26 +197,26 @@ async function closeWithin(server: Server, graceMs: number): Promise<void> {
 }
 
 /**
- * Starts the service on a context: recovery of PENDING requests (issue 2: nothing stays PENDING
- * after a restart), the listener, then journal compaction and retention in the background (issue
- * 10: nothing but the listener and the store index on the way to the first /health; the journal
- * rewrite waits for queued appends and takes new ones after it, so requests may arrive meanwhile).
+ * Starts the service on a context: recovery of PENDING requests (nothing stays PENDING after a
+ * restart), the listener, then journal compaction and retention in the background (nothing but the
+ * listener and the store index on the way to the first /health; the journal rewrite waits for
+ * queued appends and takes new ones after it, so requests may arrive meanwhile).
  */
 export async function startService(ctx: AppContext): Promise<RunningService> {
-  // Issue 10: `--host 0.0.0.0` bound every interface without a word. Beyond loopback the API
+  // `--host 0.0.0.0` would bind every interface without a word. Beyond loopback the API
   // (wrapper secrets in clear text, no TLS) is reachable from the network: only on purpose.
   const remote = !isLoopbackAddress(ctx.config.host);
   if (remote && !ctx.config.allowRemote) {
     throw new ConfigurationError(`--host ${ctx.config.host} is not a loopback address; to listen beyond loopback on purpose add --allow-remote (and --allow-host with the name remote callers use)`);
   }
-  // Issue 15: the same rule for the push listener. It serves only POST /receive (HMAC of the agent
+  // The same rule for the push listener. It serves only POST /receive (HMAC of the agent
   // secret), but beyond loopback it is still a door from the network: opened on purpose only.
   const receive = ctx.config.receiveListen;
   if (receive && !isLoopbackAddress(receive.host) && !ctx.config.allowRemote) {
     const where = `${receive.host.includes(':') ? `[${receive.host}]` : receive.host}:${receive.port}`;
     throw new ConfigurationError(`--receive-listen ${where} is not a loopback address; to receive platform pushes from the network on purpose add --allow-remote`);
   }
-  // Under the instance lock: no other writer of work/ and results/ (issue 10: leftover temp files).
+  // Under the instance lock: no other writer of work/ and results/ (temp files a crash left).
   const temps = removeStaleTemps(ctx.paths);
   if (temps > 0) ctx.log.info(`removed ${temps} half-written temp file(s) left by an earlier run`);
   const { store, registry, jobs } = ctx.requests;
