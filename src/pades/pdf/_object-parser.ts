@@ -6,7 +6,7 @@
  * header `N G obj` (§7.3.10) ourselves so an offset that does not point at the expected object is
  * reported instead of silently read, and read every token whose length the document chooses
  * (strings, names, numbers) by finding its end and slicing the bytes once: pdf-lib appends one
- * character at a time, and a 50 MB hex string in a catalog needed 2.95 GB (issue 15).
+ * character at a time, and a 50 MB hex string in a catalog needed 2.95 GB.
  */
 import { PDFContext, PDFHexString, PDFName, PDFObject, PDFObjectParser, PDFString } from 'pdf-lib';
 import { tooComplex } from './limits';
@@ -93,7 +93,7 @@ export const MAX_NAME_BYTES = 4_096;
 /**
  * The longest string read, raw (hex digits or escaped text). ISO 32000-1 Annex C sets no limit
  * outside content streams, but a string is held whole in the worker's heap (a 200 MB hex string in
- * a catalog took the worker past 670 MB, issue 15): beyond the largest stream we decode (64 MiB,
+ * a catalog took the worker past 670 MB): beyond the largest stream we decode (64 MiB,
  * _stream-decode.ts) it is refused. Signature /Contents, the largest real strings, are well under
  * a MiB even with embedded revocation data.
  */
@@ -104,7 +104,7 @@ export const MAX_STRING_BYTES = 64 * 1024 * 1024;
  * from one document. Signing reads a few; validation's change analysis walks the whole document
  * once (a 10,000-page document is about 1.5 million), never more: an array of 10 million numbers
  * (20 MB) took a PDF worker to its heap limit in 7 s, where this refuses it in about a second
- * (issue 15), its objects well inside the worker's heap.
+ * (measured on a 2-core machine), its objects well inside the worker's heap.
  */
 export const MAX_PARSED_OBJECTS = 2_000_000;
 /** What is left of each document's MAX_PARSED_OBJECTS, by the contexts its readers parse into. */

@@ -1,5 +1,5 @@
 /**
- * Recovery of damaged files, for validation only (issue 17): when the cross-reference data is
+ * Recovery of damaged files, for validation only: when the cross-reference data is
  * broken (a startxref or /Prev that points at no section, a table whose offsets miss their
  * objects, a truncated file), the objects are found again by scanning the bytes for their
  * `N G obj` headers (ISO 32000-1 §7.3.10) and reading the object streams among them (§7.5.7), as
@@ -7,7 +7,7 @@
  * the damage. Signing never recovers (CONTRACT: a PDF whose cross-reference data is broken is
  * refused, offsets are not guessed).
  *
- * Bounded like the chain (issue 15): every search is a Buffer.indexOf that starts past the
+ * Bounded like the chain: every search is a Buffer.indexOf that starts past the
  * previous result, so the scan is linear in the file; each header found is counted against
  * MAX_XREF_ENTRIES; objects are parsed with the document's object budget and object streams
  * decoded with its decoded-bytes budget, each once.

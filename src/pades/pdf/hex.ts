@@ -1,7 +1,7 @@
 /**
  * Hexadecimal strings as bytes (ISO 32000-1 §7.3.4.3): one pass over the digits into one buffer,
  * white space skipped, an odd final digit followed by 0. Linear whatever the size: a signature's
- * /Contents or a content stream's string is the document's to size (issue 15).
+ * /Contents or a content stream's string is the document's to size.
  */
 
 /** Digit values; 0xfe for PDF white space (§7.2.2 Table 1), 0xff for any other byte. */

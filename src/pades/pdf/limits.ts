@@ -1,5 +1,5 @@
 /**
- * The engine's refusal of documents that cost more than we spend on anyone (issue 15): a
+ * The engine's refusal of documents that cost more than we spend on anyone: a
  * PdfInputError, so the answer is a 422 naming the limit and never a 500 or a dead process.
  */
 import { PdfInputError } from '../../domain/errors';

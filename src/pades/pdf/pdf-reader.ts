@@ -3,12 +3,12 @@
  * objects at their offsets and objects of type 2 from object streams (ISO 32000-1 §7.5.7).
  * Never parses the whole file, so a 100 MB PDF costs only the objects we touch.
  *
- * The readers of one document share a scope (issue 15): its decoded-bytes budget, each stream
+ * The readers of one document share a scope: its decoded-bytes budget, each stream
  * decoded once, and the sections and objects already parsed, by offset. A reader of an earlier
  * revision (`revision(end)`: the file as it was signed, §7.5.6) reuses what lies inside it, so
  * validating many signatures costs little more than one.
  *
- * Validation reads damaged files too (issue 17): a reader that recovers (`{ recover: true }`, or
+ * Validation reads damaged files too: a reader that recovers (`{ recover: true }`, or
  * `{ damage: list }`) rebuilds cross-reference data it cannot read by scanning the file
  * for objects, and reads an object the data misplaces where the scan found it (§7.5.4 offsets
  * replaced, as qpdf and pdfsig do), naming each repair in `damage`. Signing never recovers
@@ -53,7 +53,7 @@ function newReaderScope(whole: Uint8Array, damage: string[] | null): ReaderScope
 }
 
 export interface ReaderOptions {
-  /** Validation only: rebuild broken cross-reference data by scanning the file, and name the damage (issue 17). */
+  /** Validation only: rebuild broken cross-reference data by scanning the file, and name the damage. */
   recover?: boolean;
   /** Recover, naming each repair in this list (the caller's: it keeps what was named if reading fails later). */
   damage?: string[];

@@ -4,7 +4,7 @@
  * entire hexadecimal string, including the delimiters, excluded"). The dictionary is found at the
  * offset the cross-reference data gives for its object (§7.5.4), its keys read in order; a
  * /Contents or /ByteRange written twice binds nothing (ISO 32000-2 §7.3.7). A /ByteRange copied from another signature skips that one's /Contents, not this
- * one's (issue 17: the borrowed signature pdfsig calls "Digest Mismatch").
+ * one's (the borrowed signature pdfsig calls "Digest Mismatch").
  */
 import type { PDFContext, PDFRef } from 'pdf-lib';
 import { PDFName } from 'pdf-lib';

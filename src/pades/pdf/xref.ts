@@ -4,9 +4,9 @@
  * `/Prev`, merging newest first. Offsets are taken as written and never reconstructed
  * (CONTRACT: a PDF whose cross-reference data is broken is refused, offsets are not guessed);
  * only validation (a reader made with `damage`, pdf-reader.ts) rebuilds broken data by scanning the
- * file (_xref-recovery.ts) and name the damage (issue 17).
+ * file (_xref-recovery.ts) and name the damage.
  * Every count a section claims is checked against the bytes that must hold it before any loop
- * runs, and the entries of one document are capped (issue 15: a 318-byte xref stream claiming
+ * runs, and the entries of one document are capped (a 318-byte xref stream claiming
  * 20 million zero-width rows answered a 500 after 1.3 GB).
  */
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFRawStream } from 'pdf-lib';

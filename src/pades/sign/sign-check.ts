@@ -25,7 +25,7 @@ export function checkPdfForSigning(pdf: Uint8Array, stamp: PlacedStamp | null): 
 }
 
 /**
- * The check before the 202 and prepare in one go, on one reader (issue 18): for a small document
+ * The check before the 202 and prepare in one go, on one reader: for a small document
  * the job then starts at its signature. The objects the check read are not parsed again, and
  * they count once against the document's budgets, as they did for the check alone.
  */

@@ -66,7 +66,7 @@ export interface PadesFinishOptions {
   timestampToken?: Uint8Array | null;
   /**
    * Write the signature into `prepared.pdf` itself and return it, instead of a copy: for a caller
-   * with no further use for the prepared bytes (a job: 100 MB less to copy and to hold, issue 10).
+   * with no further use for the prepared bytes (a job: 100 MB less to copy and to hold).
    */
   inPlace?: boolean;
 }

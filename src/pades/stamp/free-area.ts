@@ -1,5 +1,5 @@
 /**
- * The nearest place on a page where a stamp covers nothing (issue 11: "a signature stamp must not
+ * The nearest place on a page where a stamp covers nothing ("a signature stamp must not
  * cover what was signed"). Pure geometry in PDF points: the page box, the boxes of what is on
  * the page, and the box the design asked for.
  *

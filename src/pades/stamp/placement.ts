@@ -17,7 +17,7 @@ export type SignaturePlacement =
 /**
  * The part of the decision that walks the page's content (stamp-placement.ts), as plain data: the
  * check before the 202 takes it and the job carries it to prepare, which does not walk the page
- * again (issue 18). It depends on the document, the page and the design's box, never on the
+ * again. It depends on the document, the page and the design's box, never on the
  * stamp's text (stamp-layout.ts fits the text inside the box), so the text prepare fills in (the
  * signing date) cannot change it. A request resumed after a restart has none: prepare decides.
  */

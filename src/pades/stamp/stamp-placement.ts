@@ -1,5 +1,5 @@
 /**
- * Where a new stamp goes on its page (issue 11: a signature stamp must not cover what was
+ * Where a new stamp goes on its page (a signature stamp must not cover what was
  * signed). The design's box stays where the design put it when it covers nothing; otherwise the
  * stamp moves to the nearest free area of the same page; when none fits, the design's
  * `on_conflict` decides: "overlap" (the default: draw it there, with its opaque background),

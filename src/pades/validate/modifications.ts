@@ -34,7 +34,7 @@
  *    signature changed, a field or widget overwritten with something that is neither, objects
  *    redirected in the cross-reference data, the catalog's other keys.
  *
- * Bounded (issue 15): one ChangeAnalysis per document; each revision analysed once whatever
+ * Bounded: one ChangeAnalysis per document; each revision analysed once whatever
  * number of signatures ends there; only the objects the later sections list are judged, at most
  * MAX_CHANGED_OBJECTS of them; the document walked once (MAX_WALK_STEPS); at most
  * MAX_CHANGES_LISTED lines kept, with their count.
@@ -52,7 +52,7 @@ export interface ModificationReport {
   level: ChangeLevel;
   /**
    * One line per changed object of class 2 or above, and every reason for class 4: the first
-   * MAX_CHANGES_LISTED of them (200 fields gave a 15 MB answer before issue 15). Class 1
+   * MAX_CHANGES_LISTED of them (200 fields gave a 15 MB answer unbounded). Class 1
    * changes (DSS, timestamps, metadata) are not listed.
    */
   changes: string[];

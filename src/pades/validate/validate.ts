@@ -1,16 +1,16 @@
 /**
- * Local validation of every signature of a PDF (issue 12), a report and never a signature: for
+ * Local validation of every signature of a PDF, a report and never a signature: for
  * each, in file order, the signer, whether the digest and signature hold, the /ByteRange and its
  * coverage, the changes made after it and whether DocMDP allows them, the chain to the operator's
  * trust anchors with the revocation status of each certificate of it (RFC 5280 §6.3, from the
  * data the document and the signature carry, and what `verify --online` fetched: a revoked
  * certificate, or under `require` an undetermined one, makes the chain untrusted), the timestamp,
  * and the PAdES level reached (ETSI EN 319 142-1 §5: B-B, B-T, B-LT, B-LTA).
- * Each signature is bound to its own field (issue 17): its value is its dictionary's own
+ * Each signature is bound to its own field: its value is its dictionary's own
  * /Contents, which its /ByteRange must skip exactly where the cross-reference data puts it.
  * Pure: the trust anchors and the time come in. The reader is the engine's own.
  *
- * Bounded (issue 15): one validation per signature dictionary, however many fields point at it
+ * Bounded: one validation per signature dictionary, however many fields point at it
  * (reported once, naming every field); at most MAX_SIGNATURES per document; the changes after
  * each revision analysed once (modifications.ts); text from the document cut at MAX_TEXT.
  */
@@ -89,7 +89,7 @@ export interface AlgorithmReport {
 export interface ValidationReport {
   valid: boolean;
   signatures: SignatureReport[];
-  /** The document's own problems: the damage a recovering read repaired (issue 17). */
+  /** The document's own problems: the damage a recovering read repaired. */
   problems: string[];
 }
 
@@ -147,7 +147,7 @@ function text(v: unknown): string | null {
  * The signature dictionaries of the AcroForm, each once with every field naming it, in file order.
  * A field whose value cannot be read is named in `unreadable` (a problem of the document: a
  * signature that is there but cannot be judged is never silently left out), and a value over one
- * of the engine's limits refuses the document like any other (issue 15).
+ * of the engine's limits refuses the document like any other.
  */
 function listSignatures(reader: PdfReader, catalog: PDFDict, unreadable: string[]): Found[] {
   const bySig = new Map<PDFDict, Found>();
