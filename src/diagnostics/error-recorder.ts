@@ -166,7 +166,7 @@ export class ErrorRecorder {
 
   /**
    * A record the disk refuses stays in memory (GET /v1/errors lists it; its caller has its
-   * error_id): the failure that is being recorded must still get its answer (issue 10).
+   * error_id): the failure that is being recorded must still get its answer.
    */
   private write(rec: ErrorRecord): void {
     try {

@@ -43,7 +43,7 @@ export interface AcceptDeps {
 
 /**
  * CONTRACT `chip_pin`: only for a credential whose key is on a chip that keeps no PIN, and then
- * required (issue 16); refused with 429 while wrong ones from this application, or on this card,
+ * required; refused with 429 while wrong ones from this application, or on this card,
  * are slowed (chip/pin-tries.ts). Messages never carry the PIN.
  */
 function checkChipPin(deps: AcceptDeps, credential: CachedCredential, pin: Uint8Array | null, caller: WrapperRecord): void {

@@ -3,7 +3,7 @@ import type { RequestEntry } from '../store/request-store';
 import type { JobRun } from './job-types';
 
 /**
- * The PIN a request brought for its chip signature (`chip_pin`, issue 16), held in memory since
+ * The PIN a request brought for its chip signature (`chip_pin`), held in memory since
  * accept. A request the journal marks as having brought one but that has none now was accepted
  * before a restart: the PIN was never written anywhere, so the request ends ERROR rather than
  * trying the chip without it.

@@ -30,8 +30,8 @@ interface Settlement {
  * slots, the worker pools, the chip's queue, PDF workers, HTTP calls), so the request ends ERROR at
  * once, even while it waits behind a busy token.
  *
- * What it must not do is hide a signature (issue 18: "its audit record then says ERROR for a
- * signature that exists"). Nothing signs without `signing()` first (the PKCS#11 chip calls it
+ * What it must not do is hide a signature: an audit record must never say ERROR for a signature
+ * that exists. Nothing signs without `signing()` first (the PKCS#11 chip calls it
  * right before C_Sign, after its last look at the signal), and `signing()` refuses once the run
  * is aborted: a request that has ended never reaches the token. Between `signing()` and
  * `signed()` the token is making the signature and nothing can stop it, so a timeout then waits
@@ -116,7 +116,11 @@ export class JobRunner {
    * record is durable. A clean stop gives these attempts back (`releaseUnfinished`).
    */
   private readonly counted = new Set<string>();
-  /** Jobs that hold a document, running at once (each holds its input and output, in memory). */
+  /**
+   * Jobs that hold a document, running at once: each may hold its document in memory and works in
+   * the PDF workers. One that waits for a slot lets its document wait on disk (`queued`:
+   * DocumentStore.spill), so a burst of large documents does not wait in memory.
+   */
   private readonly documentSlots: Slots;
   /** Set by `drain`: final transitions the disk refuses are left PENDING for the next start. */
   private stopping = false;
@@ -155,7 +159,7 @@ export class JobRunner {
     const id = entry.requestId;
     if (this.inFlight.has(id)) return;
     if (!resumed) this.counted.add(id);
-    // Awaited only once the job has run: a record the disk refused (issue 10, disk full) must not
+    // Awaited only once the job has run: a record the disk refused (disk full) must not
     // be an unhandled rejection meanwhile, which ends the process.
     created.catch(() => undefined);
     const run = this.run(entry, created, resumed, accepted).finally(() => {
@@ -190,7 +194,7 @@ export class JobRunner {
       settlement = { failing: true, write: () => this.registry.fail(entry.requestId, error, digest) };
     } finally {
       clock.stop();
-      // The request's own chip PIN is over with its run, whatever happened (issue 16).
+      // The request's own chip PIN is over with its run, whatever happened.
       accepted?.chipPin?.fill(0);
     }
     try {
@@ -210,7 +214,7 @@ export class JobRunner {
     // written (the journal closed at shutdown), the request is still PENDING and keeps them.
     if (this.registry.get(entry.requestId)?.status !== 'PENDING' && engine) {
       // A kind without documents has nothing to release: three removals of absent files were 3 %
-      // of the service's CPU per EVM signature (issue 10).
+      // of the service's CPU per EVM signature (measured on a 2-core machine).
       void job?.release?.(entry, this.deps, engine);
       engine.forget?.(entry.requestId);
     }
@@ -220,7 +224,7 @@ export class JobRunner {
    * The job, in a document slot when its kind holds a document (one that must wait for its slot
    * lets its document wait on disk), raced against the timeout (`expired`) so that even a step
    * that ignores the signal ends with it. The slot is given back when the job's work has stopped,
-   * not when the timeout ended its request (issue 18): its document and its PDF worker are in use
+   * not when the timeout ended its request: its document and its PDF worker are in use
    * until then.
    */
   private async work(entry: RequestEntry, kind: SignatureKind, job: KindJob, run: JobRun, expired: Promise<never>, created: Promise<void>): Promise<JobOutcome> {
@@ -253,8 +257,8 @@ export class JobRunner {
 
   /**
    * A job's outcome as the DONE to write. The result is written now, while the PENDING record and
-   * the input may still be on their way to the disk (issue 18: on a small PDF the result's own
-   * fsync waited for theirs); the DONE record is written only after all of them (`run`).
+   * the input may still be on their way to the disk (on a small PDF the result's own fsync would
+   * wait for theirs); the DONE record is written only after all of them (`run`).
    */
   private completion(entry: RequestEntry, outcome: JobOutcome): Settlement {
     const { persist, discard } = outcome;
@@ -274,8 +278,8 @@ export class JobRunner {
   }
 
   /**
-   * The final transition, written once the disk takes it. A full or read-only config dir (issue
-   * 10) refuses the DONE (its document, audit record or journal line) and the ERROR alike: the
+   * The final transition, written once the disk takes it. A full or read-only config dir
+   * refuses the DONE (its document, audit record or journal line) and the ERROR alike: the
    * request stays PENDING and the transition is tried again, backing off to RETRY_MAX_MS, so it
    * completes as soon as space returns instead of staying PENDING until a restart. Any other
    * failure of a DONE ends the request ERROR, as before. A stop ends the retries: what is left

@@ -22,7 +22,7 @@ export interface JobDeps {
   findCredential: (key: string) => CachedCredential | undefined;
   findDesign: (key: string) => CachedDesign | undefined;
   documents: DocumentStore;
-  /** The PDF workers: prepare, finish and the long-term updates run there (issue 15). */
+  /** The PDF workers: prepare, finish and the long-term updates run there. */
   documentWork: DocumentWork;
   tsaUrl: string | null;
   /** serve --pades-level: the level of a request that asks for none. */
@@ -46,7 +46,7 @@ export interface JobRun {
   signal: AbortSignal;
   /**
    * The token is about to sign `digestHex` (the chip's `onSigning`, right before C_Sign): a
-   * timeout meanwhile waits for the outcome (issue 18, job-runner.ts). Throws the abort reason
+   * timeout meanwhile waits for the outcome (job-runner.ts). Throws the abort reason
    * when the request has already ended: then nothing may be signed.
    */
   signing(digestHex: string): void;
@@ -62,8 +62,8 @@ export interface JobRun {
   resumed: boolean;
   /**
    * What accept found in the catalogue for this request, when it was accepted by this process:
-   * the job signs with those, so a sync between the 202 and the job changes nothing (issue 8:
-   * one owner). A resumed request has none and looks them up again.
+   * the job signs with those, so a sync between the 202 and the job changes nothing (one
+   * owner). A resumed request has none and looks them up again.
    */
   accepted?: AcceptedCatalog;
 }
@@ -76,11 +76,11 @@ export interface AcceptedCatalog {
   chipPin?: Uint8Array;
   /**
    * PAdES: where the check before the 202 put the stamp (pades/stamp/placement.ts StampDecision), in
-   * memory only: prepare does not walk the page's content again (issue 18).
+   * memory only: prepare does not walk the page's content again.
    */
   placement?: StampDecision | null;
   /**
-   * PAdES, a small document: prepared with its check before the 202 (issue 18), in memory only;
+   * PAdES, a small document: prepared with its check before the 202, in memory only;
    * the job starts at the signature. `reserveTimestamp`: the room it left for a timestamp, which
    * the job's level must agree with, else the job prepares again.
    */

@@ -7,8 +7,8 @@ export async function removeStepFile(doc: DocumentBytes): Promise<void> {
 }
 
 /**
- * The files the steps of one signing job made (a PDF worker's output for a large document,
- * issue 15): each is removed once the next step has made its own; the last is kept to become the
+ * The files the steps of one signing job made (a PDF worker's output for a large document):
+ * each is removed once the next step has made its own; the last is kept to become the
  * result; whatever is left when the job fails is removed.
  */
 export class StepFiles {

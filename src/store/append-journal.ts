@@ -30,7 +30,7 @@ export const REWRITE_SLICE = 500;
  * Append-only JSON-lines file with group commit: appends made while a batch is on its way to disk
  * are written together, with one fdatasync per batch. `append()` resolves only once its line is
  * durable, so a request id handed to a caller survives a crash. Cost per append does not grow
- * with the size of the file (issue 2: no rewriting a 10,000-result file per request).
+ * with the size of the file (no rewriting a 10,000-result file per request).
  */
 export class AppendJournal {
   private fd: number;
@@ -114,7 +114,7 @@ export class AppendJournal {
         }
         for (const p of batch) p.resolve((end += Buffer.byteLength(p.line)));
       } catch (error) {
-        // Disk full or read-only mid-batch (issue 10): what reached the file is cut off, so no
+        // Disk full or read-only mid-batch: what reached the file is cut off, so no
         // record is torn and none of this batch (whose callers hear of the failure) is replayed
         // later. When even that fails, the next batch starts on a line of its own.
         this.undo();

@@ -86,7 +86,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
     }
     renameWithRetrySync(tmp, path);
   } catch (error) {
-    // A full or read-only disk (issue 10): the old file stays whole, no half temp file stays.
+    // A full or read-only disk: the old file stays whole, no half temp file stays.
     try {
       unlinkSync(tmp);
     } catch {

@@ -71,7 +71,7 @@ export interface StoredStamp {
   background?: string;
 }
 
-/** The store edge (issue 18): a stored stamp in the service's own words (domain/pades.ts). */
+/** The store edge: a stored stamp in the service's own words (domain/pades.ts). */
 export function stampSpecOf(stored: StoredStamp): StampSpec {
   const { image_png_base64: imagePngBase64, on_conflict: onConflict, ...rest } = stored;
   return { ...rest, ...(imagePngBase64 !== undefined ? { imagePngBase64 } : {}), ...(onConflict !== undefined ? { onConflict } : {}) };

@@ -8,9 +8,9 @@ import { FILE_MIN_BYTES, isFileBytes, type DocumentBytes, type FileBytes } from 
 import { openNoFollow } from './no-follow';
 
 /**
- * Documents up to this size stay in memory between accept and signing. A larger one stays in
- * memory only while its job can start at once (`spill` otherwise): reading 100 MB back from disk
- * cost the job 0.3 s (issue 10), and a burst of large documents must not all wait in memory.
+ * Documents up to this size stay in memory between accept and signing. A larger one stays in memory
+ * only while its job can start at once (`spill` otherwise): reading 100 MB back from disk cost the
+ * job 0.3 s (on a 2-core machine), and a burst of large documents must not all wait in memory.
  */
 const HOLD_IN_MEMORY_MAX = 16 * 1024 * 1024;
 
@@ -23,7 +23,7 @@ export interface PreparedRecord {
 }
 
 /**
- * The one owner of a request's document bytes for their whole life (issue 8):
+ * The one owner of a request's document bytes for their whole life:
  * - the input, from accept to the end of its job (`work/<id>.pdf`, durable so a restart can
  *   resume it, and held in memory when small so the job needs no disk read);
  * - a prepared document waiting for a remote signature (`work/<id>.prepared.pdf` + `.json`): a
@@ -32,10 +32,11 @@ export interface PreparedRecord {
  * - the signed result (`results/<id>.pdf`) until retention removes it.
  */
 /**
- * unlink off the event loop (unlinkSync was 4 % of the service's main thread per small PDF, issue
- * 18), where a missing file is no error. Never rejects. A work file that could not be removed is
- * tried again at the next start (recovery removes the work of every request that is no longer
- * PENDING); a result retention could not remove stays in results/, a file of no request.
+ * unlink off the event loop (unlinkSync was 4 % of the service's main thread per small PDF,
+ * measured on a 2-core machine), where a missing file is no error. Never rejects. A work file that
+ * could not be removed is tried again at the next start (recovery removes the work of every request
+ * that is no longer PENDING); a result retention could not remove stays in results/, a file of no
+ * request.
  */
 async function removeIfPresent(path: string): Promise<void> {
   await unlink(path).catch(() => undefined);
@@ -100,7 +101,7 @@ export class DocumentStore {
   /**
    * The input as a PDF worker should get it: the bytes when they are held in memory, else the
    * durable work file itself, which the worker reads (a large document is not read back into the
-   * service only to be written out again for the worker, issue 15).
+   * service only to be written out again for the worker).
    */
   async inputDocument(id: string): Promise<DocumentBytes | null> {
     const held = this.held.get(id);
@@ -172,8 +173,8 @@ export class DocumentStore {
   /**
    * The job ended (DONE or ERROR): its input and prepared state are no longer needed. Only a
    * platform request has a prepared state (`prepared: false` skips looking for one: two failed
-   * removals per small PDF were 3 % of the service's time, issue 10). Settles once the files are
-   * gone; never rejects (removeIfPresent).
+   * removals per small PDF were 3 % of the service's time on a 2-core machine). Settles once the
+   * files are gone; never rejects (removeIfPresent).
    */
   releaseWork(id: string, o: { prepared?: boolean } = {}): Promise<void> {
     this.held.delete(id);
@@ -192,7 +193,7 @@ export class DocumentStore {
   async openResult(id: string): Promise<{ size: number; stream: Readable } | null> {
     let handle;
     try {
-      // Never through a link (issue 10 hardening: a results/<id>.pdf link served another file).
+      // Never through a link (hardening: a results/<id>.pdf link would serve another file).
       handle = await openNoFollow(this.resultPath(id), 'read');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;

@@ -13,7 +13,7 @@ const RECHECK_MS = 1000;
  *
  * Rotation never renames a file this process holds open (Windows refuses that): the descriptor
  * is closed first. On POSIX the descriptor stays open between appends (opening, checking and
- * closing it for every line of service.log was four system calls per request, issue 10), and
+ * closing it for every line of service.log was four system calls per request), and
  * once a second the file at the path is checked to be still ours, so a rotation by another
  * process (a CLI command) is followed. On Windows each append opens and closes it, so another
  * process can always rotate it; a reader or a virus scanner holding it briefly is retried.

@@ -34,7 +34,7 @@ export interface DocumentLimits {
 }
 
 /**
- * The one way the service reads or writes a PDF (issue 15): every step runs in a PDF worker
+ * The one way the service reads or writes a PDF: every step runs in a PDF worker
  * process with a heap limit and a deadline, so a hostile document ends its own worker with a 422
  * naming the limit, never the service or another caller's request (handles.ts says why processes
  * and not threads). Large documents cross through files (large-bytes.ts).
@@ -120,7 +120,7 @@ export class DocumentWork {
   }
 
   /**
-   * The check before the 202 and prepare as one task (issue 18: one trip to a PDF worker and one
+   * The check before the 202 and prepare as one task (one trip to a PDF worker and one
    * reading of the document fewer per request). For documents held as bytes (the small ones):
    * the prepared document comes back as bytes too.
    */

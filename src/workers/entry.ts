@@ -22,9 +22,9 @@ export const PDF_WORKER_ARG = '__pdf-worker';
 /**
  * The workers' own bundles, beside the service bundle:
  * - `sign`: src/sign-worker.ts, only the signing code and its curves, so a signing thread starts
- *   in a few milliseconds and holds a few MB (issue 10); also a SEA asset;
+ *   in a few milliseconds and holds a few MB; also a SEA asset;
  * - `pdf`: src/pdf-worker.ts, the PDF engine (pdf-lib through the vendor bundle), a process where
- *   every document is read under a heap limit and a deadline (issue 15).
+ *   every document is read under a heap limit and a deadline.
  */
 const WORKER_BUNDLES = { sign: 'localsign-worker.cjs', pdf: 'localsign-pdf-worker.cjs' } as const;
 
@@ -60,7 +60,7 @@ function isSea(): boolean {
 }
 
 /**
- * The PDF worker process (issue 15):
+ * The PDF worker process:
  * - bundle: `node dist/localsign-pdf-worker.cjs`, or the service bundle with PDF_WORKER_ARG when
  *   the worker bundle was not copied beside it;
  * - single executable: the executable itself with PDF_WORKER_ARG (it has no script file);

@@ -1,8 +1,8 @@
 /**
  * Large documents cross to and from the PDF worker processes through files, not the IPC channel:
- * V8-serializing 100 MB through the channel took 430 ms each way on the reference machine, a file
- * in the config dir's work/ folder about half of that, and the file is read where it is needed
- * (issue 15). Small values go through the channel as they are.
+ * V8-serializing 100 MB through the channel took 430 ms each way (measured on a 2-core machine), a
+ * file in the config dir's work/ folder about half of that, and the file is read where it is
+ * needed. Small values go through the channel as they are.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';

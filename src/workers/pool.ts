@@ -3,7 +3,7 @@ import type { StartWorker, WorkerGone, WorkerHandle } from './handles';
 import { cancelMessage, errorFromWorker, type WorkerAnswer } from './protocol';
 
 /**
- * Limits of a pool whose tasks read documents from strangers (issue 15): a task that runs past
+ * Limits of a pool whose tasks read documents from strangers: a task that runs past
  * `deadlineMs` ends its worker, as does a worker that reaches its heap limit (the heap limit
  * itself is the worker's own, set where it starts: handles.ts); the task fails with the error
  * `overLimit` makes and the next task starts a fresh worker. Neither the event loop nor the other
@@ -84,8 +84,9 @@ interface Slot<T, R> {
  */
 const PIPELINE_DEPTH = 4;
 /**
- * A desktop agent runs all day beside the user's applications (issue 10: idle footprint): a
- * worker with nothing to do for this long ends, and the next task starts one again.
+ * A desktop agent runs all day beside the user's applications, so its idle footprint counts: a
+ * worker with nothing to do for this long ends (beyond the `keep` ones once keepWarm was called),
+ * and the next task starts one again.
  */
 const DEFAULT_IDLE_MS = 30_000;
 /**
@@ -284,8 +285,8 @@ export class WorkerPool<T, R> {
 
   /**
    * Runs a task. An aborted `signal` takes a task that has not started out of the queue, or
-   * cancels it in the worker it was posted to behind another task: either way it never runs
-   * (issue 18). One already running ends its worker, so its work really stops.
+   * cancels it in the worker it was posted to behind another task: either way it never runs.
+   * One already running ends its worker, so its work really stops.
    */
   run(task: T, o: { signal?: AbortSignal; owner?: string } = {}): Promise<R> {
     if (o.signal?.aborted) return Promise.reject(o.signal.reason);

@@ -14,7 +14,7 @@ export class Slots {
     return this.used < this.size;
   }
 
-  /** An aborted `signal` takes a waiter out of the line at once (issue 18: its request has ended). */
+  /** An aborted `signal` takes a waiter out of the line at once (its request has ended). */
   async acquire(signal?: AbortSignal): Promise<() => void> {
     signal?.throwIfAborted();
     if (this.used < this.size) this.used += 1;

@@ -78,7 +78,7 @@ async function prepare(entry: RequestEntry<PadesParams>, deps: JobDeps, run: Job
     certificateChain,
     ...prepareFields(p, design ?? null, deps.now()),
     reserveTimestamp: levelOf(entry, deps) !== 'B-B',
-    // Where the check before the 202 put the stamp: not decided again (issue 18). A request
+    // Where the check before the 202 put the stamp: not decided again. A request
     // resumed after a restart has none, and prepare decides as that check did.
     placement: run.accepted?.placement ?? null,
   }, run.signal);

@@ -18,7 +18,7 @@ import { prepareFields } from '../stamp-values';
 
 /**
  * What a PAdES request needs to run or resume (never the PDF: the document store keeps it).
- * `level`: the one the request asked for (issue 12); null or absent: the service's default when
+ * `level`: the one the request asked for; null or absent: the service's default when
  * it runs. `certify`: the DocMDP permission of a certification signature; absent or null: an
  * approval signature.
  */
@@ -37,8 +37,8 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 /**
  * The signer certificate's description: read at sync (platform/catalog-screen.ts) and kept in the
  * cache; only a cache written before that is read here, and a certificate that does not read then
- * leaves its credential out of the list (null) instead of failing the list for everyone (issue
- * 15). The next sync names it.
+ * leaves its credential out of the list (null) instead of failing the list for everyone. The
+ * next sync names it.
  */
 function signerOf(c: CachedCredential): CachedCredential['certificate'] | null | 'unreadable' {
   if (c.certificate) return c.certificate;
@@ -138,7 +138,7 @@ export function acceptPades(deps: AcceptDeps, input: PadesSignInput, caller: Wra
     let placement: StampDecision | null;
     let prepared: AcceptedCatalog['prepared'];
     if (!isFileBytes(pdf) && pdf.byteLength < FILE_MIN_BYTES && credential.certificate_chain?.length) {
-      // A small document is prepared with its check (issue 18: one trip to a PDF worker and one
+      // A small document is prepared with its check (one trip to a PDF worker and one
       // reading of it fewer); the job starts at its signature. A large one is prepared by its job,
       // from its work file, within the job's document slots.
       const reserveTimestamp = level !== 'B-B';
@@ -149,7 +149,7 @@ export function acceptPades(deps: AcceptDeps, input: PadesSignInput, caller: Wra
       placement = early.check.placement;
       prepared = { document: early.prepared, reserveTimestamp };
     } else {
-      // The stamp's place found here is carried to prepare (issue 18: the page's content walked once).
+      // The stamp's place found here is carried to prepare (the page's content walked once).
       placement = (await work.checkForSigning(pdf, checkStamp, input.certify)).placement;
     }
     // B-T and above take their timestamps from the TSA (ETSI EN 319 142-1 §5.3, §5.4): refused before 202.

@@ -1,5 +1,5 @@
 /**
- * The local validation service behind `POST /v1/pades/verify` and `localsign verify` (issue 12):
+ * The local validation service behind `POST /v1/pades/verify` and `localsign verify`:
  * the trust anchors the operator configured (`--trust FILE`, PEM), the engine's validator
  * (pades/validate/validate.ts, run in a PDF worker) and the report's wire shape (CONTRACT: `{valid, signatures: [{valid, …}]}`
  * in file order, and the document's own `problems`). A report, never a signature: nothing is
@@ -34,7 +34,7 @@ function wireSignature(s: SignatureReport): Record<string, unknown> {
   return {
     valid: s.valid,
     field: s.fieldName,
-    // Every field whose value is this signature dictionary (one validation for all, issue 15).
+    // Every field whose value is this signature dictionary (one validation for all).
     fields: s.fields,
     kind: s.kind,
     sub_filter: s.subFilter,
@@ -46,7 +46,7 @@ function wireSignature(s: SignatureReport): Record<string, unknown> {
     changes_after: {
       level: s.modifications.level,
       changes: s.modifications.changes,
-      // `changes` lists at most 50 (issue 15: 200 fields gave a 15 MB answer); this counts them all.
+      // `changes` lists at most 50 (200 fields gave a 15 MB answer); this counts them all.
       changes_total: s.modifications.changesTotal,
       allowed: s.docMdp.allowed,
       docmdp_permission: s.docMdp.permission,
@@ -89,8 +89,8 @@ export interface WireReport {
   signatures: Record<string, unknown>[];
   /**
    * What is wrong with the document as a whole, always present (empty for a sound file): damaged
-   * cross-reference data read by scanning the file, or why it cannot be read at all (issue 17;
-   * CONTRACT: "the reason in each signature's problems or a document-level problems").
+   * cross-reference data read by scanning the file, or why it cannot be read at all (CONTRACT:
+   * "the reason in each signature's problems or a document-level problems").
    */
   problems: string[];
 }
@@ -101,7 +101,7 @@ export function wireReport(r: ValidationReport): WireReport {
 
 /**
  * The report of a file that is not a PDF at all (no `%PDF-` header): `verify` prints a report for
- * every file it could open (issue 17), where the route answers 422 before any work.
+ * every file it could open, where the route answers 422 before any work.
  */
 export function notAPdfReport(reason: string): WireReport {
   return { valid: false, signatures: [], problems: [reason] };
@@ -118,8 +118,8 @@ export interface VerifyOptions {
 }
 
 /**
- * Validates `pdf` (already decoded) against `trustAnchors` at `now`, in a PDF worker (issue 15:
- * the event loop never parses a document; at most `work.limits.verifications` run at once). A PDF
+ * Validates `pdf` (already decoded) against `trustAnchors` at `now`, in a PDF worker (the event
+ * loop never parses a document; at most `work.limits.verifications` run at once). A PDF
  * that cannot be fully read is a report saying why (damage repaired by scanning, or no reading at
  * all: document-tasks.ts); one over the per-document time or memory limit, or an engine limit, is a
  * 422 naming it.
