@@ -79,8 +79,9 @@ interface Slot<T, R> {
 
 /**
  * Tasks kept posted ahead per worker. One at a time left the worker idle for every round trip
- * through a busy event loop (a trace under 64 clients: the worker idle more than half the time
- * while jobs queued for 130 ms); a few ahead keep it busy without starving the other workers.
+ * through a busy event loop (a trace under 64 clients on a 2-core machine: the worker idle more
+ * than half the time while jobs queued for 130 ms); a few ahead keep it busy without starving the
+ * other workers.
  */
 const PIPELINE_DEPTH = 4;
 /**

@@ -120,7 +120,7 @@ export function encodeSubset(subset: EncodableSubset): Uint8Array {
  * Font files of one font's recent subsets, by their glyph list: a subset's file depends on nothing
  * else (the glyphs are written in that order; composite glyphs' parts follow, decided by the
  * font). Stamps of one design drawn the same minute use the same glyphs, and encoding them took
- * about 1 ms of a small PDF's prepare.
+ * about 1 ms of a small PDF's prepare (measured on a 2-core machine).
  */
 export class SubsetCache {
   private readonly files = new Map<string, Uint8Array>();

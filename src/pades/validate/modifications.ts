@@ -64,9 +64,9 @@ export interface ModificationReport {
 export const MAX_CHANGES_LISTED = 50;
 
 /**
- * The changes after each signed revision of one document, each revision analysed once (the
- * same /ByteRange end, the same analysis: 2,000 fields sharing one signature took 31 s when each
- * was analysed over the whole file), the document walked once for all of them.
+ * The changes after each signed revision of one document, each revision analysed once (the same
+ * /ByteRange end, the same analysis: 2,000 fields sharing one signature took 31 s on a 2-core
+ * machine when each was analysed over the whole file), the document walked once for all of them.
  */
 export class ChangeAnalysis {
   private readonly byRevision = new Map<number, ModificationReport>();
