@@ -17,9 +17,9 @@ function gitCommit() {
 
 /**
  * Three bundles: the service (src/main.ts), the signing worker thread (src/sign-worker.ts), which
- * holds only the signing code so a worker starts fast and small, and the PDF worker
- * thread (src/pdf-worker.ts), where every document is read under a heap limit and a deadline;
- * it reads pdf-lib and the font from the vendor bundle, as the service does. Each is
+ * holds only the signing code so a worker starts fast and small, and the PDF worker thread
+ * (src/pdf-worker.ts), where every document from a stranger is read under a heap limit and a
+ * deadline; it reads pdf-lib and the font from the vendor bundle, as the service does. Each is
  * built beside its target and renamed into place: a test or a service reading a bundle while it
  * is rebuilt sees the old file or the new one, never half of one.
  */
@@ -33,8 +33,9 @@ const targets = [
 /**
  * The third bundle, dist/localsign-vendor.cjs: pdf-lib, fontkit, undici and the stamp font, 4.8 of
  * the service bundle's 5.8 MB. Nothing on the way to the first /health uses them, yet Node read
- * and pre-parsed them at every start (47 ms of 175 on this machine). The service bundle
- * imports them through build/vendor/runtime.cjs, which reads this bundle on the first use of one.
+ * and pre-parsed them at every start (47 ms of 175, measured on a 2-core machine), against a
+ * start-up budget of 150 ms (docs/benchmarks.md). The service bundle imports them through
+ * build/vendor/runtime.cjs, which reads this bundle on the first use of one.
  */
 const VENDORED = /^(pdf-lib|@pdf-lib\/fontkit|@pdf-lib\/standard-fonts|undici)$/;
 const VENDOR_RUNTIME = resolve('build/vendor/runtime.cjs');
@@ -51,7 +52,8 @@ function vendorPlugin(used) {
         const load = `require(${JSON.stringify(VENDOR_RUNTIME)})(${JSON.stringify(a.path)})`;
         // A font is a Uint8Array: as a CommonJS export, esbuild's default-import interop (__toESM)
         // copied a getter for each of its 760,000 indices (1.5 s and hundreds of MB on the first
-        // stamp). As an ES module's default export it is passed by reference.
+        // stamp, measured on a 2-core machine). As an ES module's default export it is passed by
+        // reference.
         const contents = a.path.endsWith('.ttf') ? `export default ${load};` : `module.exports = ${load};`;
         return { contents, loader: 'js', resolveDir: process.cwd() };
       });
@@ -62,8 +64,9 @@ const vendored = new Set();
 const commit = process.env.LOCALSIGN_COMMIT || gitCommit();
 /**
  * The release bundle drops every `TEST_FAULT:` block (the LOCALSIGN_TEST_FAULT switch, with which
- * the service SIGKILLs itself). `npm test` builds with LOCALSIGN_TEST_BUILD=1 and keeps
- * them. LOCALSIGN_OUT_DIR builds elsewhere than dist/ (the test that checks the release bundle).
+ * the service SIGKILLs itself to prove nothing is lost on a crash). `npm test` builds with
+ * LOCALSIGN_TEST_BUILD=1 and keeps them. LOCALSIGN_OUT_DIR builds elsewhere than dist/ (the test
+ * that checks the release bundle).
  */
 const testBuild = /^(1|true|yes)$/i.test(process.env.LOCALSIGN_TEST_BUILD ?? '');
 const dropLabels = testBuild ? [] : ['TEST_FAULT'];

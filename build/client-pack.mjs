@@ -25,8 +25,8 @@ function newestInput() {
 /**
  * Compiles and packs in a scratch copy, so two builds at once (tests build into other
  * LOCALSIGN_OUT_DIRs) never write the same files, and renames the tarball into place. Skipped
- * when the tarball is newer than every input: tsc is the slow part of the build (2-4 s), and most
- * builds change nothing here.
+ * when the tarball is newer than every input: tsc is the slow part of the build (2-4 s on a 2-core
+ * machine), and most builds change nothing here.
  */
 export function packClient(out) {
   const { name, version } = JSON.parse(readFileSync(join(CLIENT, 'package.json'), 'utf8'));

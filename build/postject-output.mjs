@@ -1,5 +1,6 @@
 /**
- * What postject prints that nobody can act on (nine lines on every build):
+ * What postject prints that nobody can act on (nine lines on every build, among which a real
+ * error is easy to miss):
  * - "Can't find string offset for section name '.note…'": LIEF reading the ELF notes of Node's
  *   Linux runtime, which has no string table entry for them; the blob is injected all the same;
  * - "The signature seems corrupted!": LIEF finding Node's own Authenticode signature on the

@@ -149,10 +149,11 @@ export class AppContext {
 
   /**
    * The service calls this once it listens: one PDF worker and one signing thread started and
-   * warmed beside it, kept from then on, and the software chip opened (its keys read, the curves'
-   * tables made on this thread too), so that neither the first signature after start nor one after
-   * a day idle pays for any of it. A PKCS#11 chip is left to the first request: opening it may ask
-   * a reader for a PIN.
+   * warmed beside it (the engine loaded, the curves' tables made), kept however long they are idle
+   * and started again when one ends, and the software chip opened (its public keys computed on the
+   * signing thread, which then makes their recovery tables too, as every later warm start does),
+   * so that neither the first signature after start nor one after a day idle pays for any of it. A
+   * PKCS#11 chip is left to the first request: opening it may ask a reader for a PIN.
    */
   async prewarm(): Promise<void> {
     this.documentWork.keepWarm();

@@ -1,6 +1,6 @@
 // Bundled into dist/localsign.cjs in place of the large third-party packages (pdf-lib, fontkit,
 // undici, the stamp font). They live in dist/localsign-vendor.cjs, read on first use: the service
-// answers /health without parsing them (start-up ≤ 150 ms). Beside the bundle as a
+// answers /health without parsing them (start-up ≤ 150 ms, docs/benchmarks.md). Beside the bundle as a
 // file, or embedded in the single executable as a SEA asset, like the worker bundle.
 'use strict';
 const ASSET = 'localsign-vendor.cjs';

@@ -56,8 +56,8 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const auth = wrapperAuth(ctx.wrappers);
   const paired = requirePaired(ctx);
-  // Against abuse: a rate limit per application key, on the routes that start work: both sign routes, verify
-  // and sync (operations.ts `rateLimited`). Polls and lists stay free.
+  // Abuse: per application key, on the routes that start work: both sign routes, verify and
+  // sync (operations.ts `rateLimited`). Polls and lists stay free.
   const limited = rateLimit(ctx.config.rateLimit ? new RateLimiter(ctx.config.rateLimit) : null);
   const h = (fn: (c: Context<ApiEnv>) => Response | Promise<Response>): MiddlewareHandler<ApiEnv> => (c) => Promise.resolve(fn(c));
 
@@ -154,7 +154,7 @@ const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request 
 export function respondError(ctx: AppContext, c: Context, error: unknown): Response {
   if (isLocalsignError(error) && error.type === CLIENT_ABORTED) {
     // Nobody is there to read an answer, and nothing failed on our side: one info line, no error
-    // record (an aborted upload was a 500 internal error in errors.jsonl).
+    // record (an aborted upload is not a 500 internal error in errors.jsonl).
     ctx.log.info(`${c.req.method} ${c.req.path.slice(0, 100)}: ${error.message}`);
     return c.body(null, 400);
   }

@@ -20,7 +20,7 @@ export const WARNINGS_HEADER = 'Localsign-Warnings';
 /** Where the stamp of a signed PDF is, as JSON: the result's `stamp`, which the PDF route cannot carry in its body. */
 export const STAMP_HEADER = 'Localsign-Stamp';
 
-/** `?wait=N`: the long poll of GET /v1/results/{id} and of its /pdf (polling costs). */
+/** `?wait=N`: the long poll of GET /v1/results/{id} and of its /pdf, so callers need not poll often. */
 const WAIT_PARAMETER = {
   name: 'wait',
   in: 'query',
@@ -117,8 +117,8 @@ const BEFORE_KINDS = [
       'Check the signatures of a PDF locally (extension; a report, not a signature; the document is not stored): signer, digest, ByteRange and coverage, changes after each signature and whether DocMDP allows them, the chain to the trust anchors of serve --trust, the timestamp, revocation from the embedded data only, the PAdES level reached, a verdict',
     auth: true,
     paired: false,
-    // CONTRACT: verify and sync count against the wrapper's rate limit like the sign routes
-    // (each parses a stranger's document or calls the platform, as costly as a sign request).
+    // CONTRACT: verify and sync count against the wrapper's rate limit like the sign routes (each
+    // parses a stranger's document or calls the platform, as costly as a sign request).
     rateLimited: true,
     body: { spec: PADES_VERIFY_BODY },
     success: { status: 200, schema: ref('VerifyReport'), description: 'The report' },

@@ -4,9 +4,9 @@ import type { AppContext } from '../context';
 import { readFileIfExists, writeFileAtomic } from '../store/atomic-file';
 
 /**
- * The demo application key of `serve --demo`, kept across restarts (each start revoked
- * the previous key, so the exports pasted into another terminal got 401 and their results
- * vanished from GET /v1/results, which lists one key's requests). A wrapper secret is only known
+ * The demo application key of `serve --demo`, kept across restarts: if each start revoked the
+ * previous key, the exports pasted into another terminal would get 401 and their results vanish
+ * from GET /v1/results, which lists one key's requests. A wrapper secret is only known
  * when created (only its hash is in wrappers.json), so the demo key's secret is kept in
  * demo-key.json (0600, a secret file the start-up check guards like pairing.json). It is a demo:
  * `wrapper:revoke` it, and the next `serve --demo` makes a new one and says so.

@@ -1,6 +1,6 @@
 /**
- * The environment variables each command reads, for its `--help` (`serve --help` left out
- * variables that operators.md lists). config/env.ts is the one reader of process.env; this is what
+ * The environment variables each command reads, for its `--help` (so `serve --help` lists every
+ * variable operators.md names). config/env.ts is the one reader of process.env; this is what
  * help says of it, and test/integration/cli/help.test.ts holds the two together: every variable
  * env.ts reads is listed by `localsign --help`, and every one operators.md names for the service by
  * `serve --help`.

@@ -7,7 +7,7 @@ import { osErrorInWords } from '../domain/os-errors';
 /**
  * Writes a file the operator named (`-o`, `--out`) atomically: temp file beside it, fsync,
  * rename, so a reader never sees half a PDF and an interrupted run leaves the old file. A
- * missing folder is said in the operator's words (the error named our temp file).
+ * missing folder is said in the operator's words, not by naming our temp file.
  */
 export function writeOutputFile(path: string, data: string | Uint8Array, mode = 0o644): void {
   assertOutputFolder(path);

@@ -5,8 +5,8 @@ import { rmSync } from 'node:fs';
 /**
  * `serve.json` in the config dir: where the service of this dir listens, written by `serve`
  * once it is listening and removed when it stops. `status` and the commands that call the
- * service read it, so a service on another port than 8300 is found without flags
- * (`status` looked at 8300 only). A file left by a killed service names a dead pid; readers check.
+ * service read it, so a service on another port than 8300 is found without flags. A file left
+ * by a killed service names a dead pid; readers check.
  */
 export interface ServeFile {
   pid: number;

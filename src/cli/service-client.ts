@@ -49,7 +49,7 @@ export function serviceClient(args: Record<string, unknown>, rawArgs: string[]):
   try {
     return new LocalsignClient({ baseUrl: address.base, ...credentials });
   } catch (e) {
-    // The client refuses a URL without http(s):// at once, in the flag's words here.
+    // The client refuses a URL without http(s):// at once; said here in the flag's words.
     if (e instanceof TypeError) throw new UsageError(`--url (or LOCALSIGN_URL): ${e.message}`);
     throw e;
   }

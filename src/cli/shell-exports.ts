@@ -1,6 +1,6 @@
 /**
- * Copy-paste lines that set environment variables, in the shell of the machine (`serve
- * --demo` printed bash `export` lines on Windows). On Windows, PowerShell's `$env:` lines and
+ * Copy-paste lines that set environment variables, in the shell of the machine (bash `export`
+ * lines are no use on Windows). On Windows, PowerShell's `$env:` lines and
  * cmd.exe's `set` lines, each under its name; elsewhere POSIX `export`. Values are the service's
  * own (URLs, keys, credential keys): no quoting is needed, and none is added, so the lines read
  * the same in the README.

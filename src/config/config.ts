@@ -56,7 +56,7 @@ export const DEFAULTS = Object.freeze({
  * Faults a test can provoke in a real service process, for what cannot be caused from outside
  * (a job that takes the process down, as a V8 abort does). For tests only:
  * `kill-in-job` kills the process where a job would sign, `kill-after-audit` between a DONE's
- * audit record and the DONE itself (audit exactly once); never set them on a real service.
+ * audit record and the DONE itself (to prove audit exactly once); never set them on a real service.
  */
 export const TEST_FAULTS = ['kill-in-job', 'kill-after-audit'] as const;
 export type TestFault = (typeof TEST_FAULTS)[number];

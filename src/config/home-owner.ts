@@ -14,8 +14,8 @@ export interface Identity {
  * the `localsign` user, 0700): every file it writes is replaced by rename (store/atomic-file.ts),
  * so run as root it would leave wrappers.json owned by root, 0600, and the service could no longer
  * read it. So a root CLI becomes the owner of the config dir before it opens anything, and what it
- * writes is the service's ("wrapper:create run by an administrator then works against
- * the running service"). Groups first, then gid, then uid: once uid is dropped, nothing else can be.
+ * writes is the service's ("wrapper:create run by an administrator then works against the
+ * running service"). Groups first, then gid, then uid: once uid is dropped, nothing else can be.
  */
 export function adoptHomeOwner(home: string, identity: Identity = process): number | null {
   if (!identity.getuid || !identity.setuid || !identity.setgid || identity.getuid() !== 0) return null;

@@ -20,8 +20,8 @@ function ownEntries(paths: HomePaths): { path: string; stat: Stats }[] {
 }
 
 /**
- * Hardening: a symbolic link in the config dir was followed (appends went through it, a
- * linked wrappers.json was read). The store opens its files without following links
+ * Hardening: a symbolic link in the config dir would be followed (appends would go through it,
+ * a linked wrappers.json would be read). The store opens its files without following links
  * (store/no-follow.ts); the folders `results/` and `work/` and every other own entry are checked
  * here, at start, so a link is refused with the fix named before anything reads through it.
  */
@@ -37,7 +37,7 @@ export function refuseLinks(paths: HomePaths): void {
 /**
  * CONTRACT: every file in the config dir is 0600 (folders 0700). Secret files others can read are
  * refused (paths.ts assertPrivateHome); the other store files (`requests.jsonl`, `results/`, the
- * logs) are tightened at start, and each change is said (loose modes were accepted).
+ * logs) are tightened at start, and each change is said (loose modes are not accepted silently).
  * A 0700 `results/` or `work/` keeps the documents inside from others whatever their own modes.
  * POSIX only: on Windows the config dir's ACL is inherited (windows-acl.ts).
  */
@@ -67,8 +67,8 @@ function alive(pid: number): boolean {
 }
 
 /**
- * Hardening: half-written temp files (store/atomic-file.ts writes `<file>.<pid>.<hex>.tmp`
- * and renames it) survived a crash, and every restart. The service removes them at start, under
+ * Hardening: half-written temp files (store/atomic-file.ts writes `<file>.<pid>.<hex>.tmp` and
+ * renames it) would survive a crash, and every restart. The service removes them at start, under
  * its instance lock: in `work/` and `results/` (only the service writes there) all of them, in the
  * config dir itself those whose writer is gone (a CLI command may be writing wrappers.json now).
  */

@@ -16,8 +16,8 @@ import { windowsToolPath, type WindowsTool } from './windows-tools';
  * (windows-tools.ts): `whoami /user` for the user's SID, `icacls /save` for the DACL as SDDL
  * (SIDs, not the localised names `icacls <dir>` prints in the console code page), `icacls
  * /inheritance:r /grant:r` to set it, and PowerShell's `Get-Acl` for the owner, which icacls
- * prints nowhere (a %ProgramData%\localsign a user made before the install stayed
- * theirs, and its owner may rewrite its ACL at any time).
+ * prints nowhere (a %ProgramData%\localsign a user made before the install would stay theirs,
+ * and its owner may rewrite its ACL at any time).
  *
  * wine 8's icacls is a stub ("This is dummy icacls, not performing ACL manipulations"): it exits
  * 0, sets nothing and saves nothing, and its whoami ignores /user. There the check cannot read an

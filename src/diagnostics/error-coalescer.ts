@@ -1,7 +1,7 @@
 /**
  * Which failures get a full record in errors.jsonl, and which are folded into one summary
- * (80,000 unauthenticated bad requests rotated every earlier record out of the
- * error history, and a flood of bad bodies filled the rotation in minutes).
+ * (abuse: 80,000 unauthenticated bad requests would rotate every earlier record out of the error
+ * history, and a flood of bad bodies would fill the rotation in minutes).
  *
  * - A failure of a request (an asynchronous ERROR, with its request id) is always recorded in full.
  * - Failures of one application key share a budget of full records (a token bucket: a burst of

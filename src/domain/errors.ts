@@ -95,7 +95,7 @@ export class ConfigurationError extends LocalsignError {
 /**
  * The config dir refused a write: no space (ENOSPC, EDQUOT), read-only (EROFS) or a failing disk
  * (EIO). Nothing half-written stays (the store undoes a partial append, removes a partial temp
- * file); the service goes on and takes writes again once the disk does (resilience).
+ * file); the service goes on and takes writes again once the disk does.
  */
 export class StorageError extends LocalsignError {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -1,6 +1,6 @@
 /**
- * An error the operating system gave, in words (`cannot read nope.pdf: ENOENT` showed an
- * errno). The code stays in parentheses, for a search or a support ticket. Anything without a
+ * An error the operating system gave, in words (`cannot read nope.pdf: ENOENT` tells a user
+ * nothing). The code stays in parentheses, for a search or a support ticket. Anything without a
  * known code keeps its own message.
  */
 const WORDS: Record<string, string> = {

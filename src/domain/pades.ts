@@ -1,5 +1,5 @@
 /**
- * The service's own words for PAdES signing (one domain module). The wire (request and
+ * The service's own words for PAdES signing, in one domain module. The wire (request and
  * catalogue JSON, snake_case) and the stored shapes are converted to these at their edges:
  * api/ for requests, store/ for the catalogue; nothing else declares them again.
  */

@@ -14,8 +14,10 @@ const Fn = Point.Fn;
 /**
  * A copy of the base point with its own eager width-8 table. noble's Point.BASE keeps a table for
  * constant-time `multiply`, but `multiplyUnsafe` on it takes the slower endomorphism path (0.17 to
- * 0.30 ms against 0.14 ms here); the check multiplies public values, so unsafe is right.
- * Built on the first check in a thread (about 55 ms), then shared by every credential.
+ * 0.30 ms against 0.14 ms here, measured on a 2-core machine); the check multiplies public values,
+ * so unsafe is right.
+ * Built on the first check in a thread (about 55 ms on a 2-core machine; a warm start makes it
+ * ahead of need: signing/sign-tasks.ts), then shared by every credential.
  */
 let tabledBase: InstanceType<typeof Point> | null = null;
 function base(): InstanceType<typeof Point> {
@@ -103,9 +105,10 @@ export function createRecoveryChecker(publicKey: Uint8Array): RecoveryChecker {
 }
 
 /**
- * Plain recovery through noble (SEC 1 §4.1.6): the address a signature recovers to. The EVM kind
- * uses it for an engine's answer when it knows only the credential's address, not its public key;
- * with the public key it asks createRecoveryChecker on a signing thread, several times faster.
+ * Plain recovery through noble (SEC 1 §4.1.6): the address a signature recovers to under one id.
+ * The service uses it for a credential known by its address only (one the platform signs:
+ * signing/kinds/evm.ts); with the credential's public key it uses createRecoveryChecker, which is
+ * several times faster.
  */
 export function recoverAddress(digest: Uint8Array, r: bigint, s: bigint, yParity: 0 | 1): string {
   assertDigest(digest);

@@ -10,9 +10,9 @@ import { runChecked, type Runner } from './run-command';
  * The installed service's data dir, %ProgramData%\localsign: SYSTEM (the service) and
  * Administrators (the installer, an elevated CLI) alone, and owned by one of them.
  *
- * Any user may create a folder in %ProgramData% (its default ACL: Users may create
+ * Why: any user may create a folder in %ProgramData% (its default ACL: Users may create
  * folders, CREATOR OWNER gets full control), so a standard user could make
- * %ProgramData%\localsign before the install. It was kept, with that user as its owner, and an
+ * %ProgramData%\localsign before the install. Kept as it was, it would stay that user's, and an
  * owner may rewrite a DACL whatever it says (MS-DTYP §2.5.3.2: implicit READ_CONTROL, WRITE_DAC).
  * Such a dir is given to Administrators here: the owner of everything in it, the dir's grants
  * to others removed, everything in it reset to inherit the dir's ACL alone; then read back, and

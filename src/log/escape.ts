@@ -47,7 +47,7 @@ export function escapeJsonText(json: string): string {
 /**
  * A copy of a JSON-like value with every string in it (object keys too) passed through
  * escapeControls: for a report whose text came from a document or a platform, before something
- * formats it for a terminal (a field name that rewrote the lines above it).
+ * formats it for a terminal (a field name must not rewrite the lines above it).
  */
 export function escapeStrings<T>(value: T): T {
   if (typeof value === 'string') return escapeControls(value) as T;

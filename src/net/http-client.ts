@@ -12,7 +12,7 @@ import type { SecureContext } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { TransportError } from './transport-error';
 
-/** undici loads on the first outbound call, not at start-up (nothing but the listener on the way to /health). */
+/** undici loads on the first outbound call, not at start-up: nothing but the listener on the way to /health. */
 const loadUndici = () => import('undici');
 /**
  * node:tls on first use, with undici: nothing on the way to the service's first /health loads it.

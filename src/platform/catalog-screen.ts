@@ -1,11 +1,10 @@
 /**
- * A fetched catalogue checked entry by entry before it becomes the cache ("platform
- * catalogue data checked at sync"). The wire checks (remote/wire.ts) say whether the platform sent
- * a catalogue at all, and a malformed one fails the sync with the old cache kept (PLATFORM.md
- * "Failures"). What is checked here is what one entry carries: a certificate that is not DER, or
- * a stamp image over the caps. Such an entry is left out and named, so it never breaks the list
- * or the signatures of every other entry (before, one non-DER certificate made GET
- * /v1/credentials answer 422 to every application).
+ * A fetched catalogue checked entry by entry at sync, before it becomes the cache. The wire checks
+ * (remote/wire.ts) say whether the platform sent a catalogue at all, and a malformed one fails the
+ * sync with the old cache kept (PLATFORM.md "Failures"). What is checked here is what one entry
+ * carries: a certificate that is not DER, or a stamp image over the caps. Such an entry is left out
+ * and named, so it never breaks the list or the signatures of every other entry (before, one
+ * non-DER certificate made GET /v1/credentials answer 422 to every application).
  */
 import { describeCertificate } from '../pki/describe-certificate';
 import type { CachedCredential, CachedDesign, SkippedEntry } from '../store/catalog-types';

@@ -1,6 +1,6 @@
 /**
  * Stamp designs of the embedded platform (tenant 0), which live in embedded.json: what
- * `design:add|remove` change (they could only be changed by editing JSON). A design is
+ * `design:add|remove` change, so no operator edits JSON by hand. A design is
  * checked by design-check.ts (the same check a platform's designs pass) plus what only an
  * operator's file can get wrong: unknown fields and placeholders that no variable fills.
  */

@@ -1,10 +1,10 @@
 /**
- * What a stamp's PNG will cost to decode, read from its header before anything decodes it. A
- * PNG's size on the wire says nothing about its pixels: one colour over 20,000 × 20,000 deflates
- * to some 30 KB, and pdf-lib's decoder (UPNG) allocates the whole filtered image, then the 8-bit
- * RGBA frame, then the colour and alpha planes (+2 GB and a 3.6 s freeze on every
- * signature with such a design). So the caps apply to what the header declares. Pure: bytes in,
- * a verdict out; nothing here inflates a byte.
+ * What a stamp's PNG will cost to decode, read from its header before anything decodes it. A PNG's
+ * size on the wire says nothing about its pixels: one colour over 20,000 × 20,000 deflates to some
+ * 30 KB, and pdf-lib's decoder (UPNG) allocates the whole filtered image, then the 8-bit RGBA
+ * frame, then the colour and alpha planes (+2 GB and a 3.6 s freeze on every signature with such a
+ * design, measured on a 2-core machine). So the caps apply to what the header declares. Pure: bytes
+ * in, a verdict out; nothing here inflates a byte.
  */
 
 /** PNG signature (ISO/IEC 15948 §5.2, RFC 2083 §3.1). */

@@ -130,7 +130,7 @@ export class RequestRegistry {
       ]);
       this.afterAudit?.();
       await this.store.markDone(id, at, result);
-      // One line per request (the foreground log showed only failures): who, what and
+      // One line per request, successes too, so the foreground log shows the work: who, what and
       // how long, never document bytes or digests.
       this.log.info(`${id} ${entry.kind} credential=${entry.credentialKey} DONE in ${Date.parse(at) - Date.parse(entry.createdAt)} ms`);
     } finally {

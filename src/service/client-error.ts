@@ -4,7 +4,7 @@ import { LocalsignError } from '../domain/errors';
 /**
  * What Node's HTTP parser refused, as one of our errors. Without a 'clientError' listener Node
  * writes a bare `400`/`431`/`408` with no body (lib/_http_server.js socketOnError), so a caller
- * got no error_id and no record existed (hardening).
+ * got no error_id and no record existed.
  */
 export interface ParserLimits {
   headerTimeoutMs: number;
@@ -38,7 +38,7 @@ export function answerClientError(
   if (error.code === 'ECONNRESET' || error.code === 'EPIPE' || !socket.writable) return void socket.destroy();
   const inProgress = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   // The client ended its side in the middle of a message: it went away, nothing to answer and no
-  // failure of ours (aborted uploads). A request under way says so itself (read-body.ts).
+  // failure of ours (an aborted upload). A request under way says so itself (read-body.ts).
   if (error.code === 'HPE_INVALID_EOF_STATE') {
     if (!inProgress) o.aborted('a client closed the connection in the middle of its request headers');
     return void socket.destroy();

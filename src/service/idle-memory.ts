@@ -1,10 +1,10 @@
 import { fullCollection } from '../config/full-collection';
 
 /**
- * Memory given back once a burst of work is over ("idle RSS after the load ≤ 120 MiB",
- * measured at 287 MiB with a live heap of 30 MiB). After a burst, V8 keeps the pages it freed:
- * /proc/PID/smaps of an idle service after 6 s of PDFs and EVM hashes showed 95 to 119 MiB of
- * anonymous memory, and after one full collection 44 to 46 MiB. V8's own memory reducer does not
+ * Memory given back once a burst of work is over (docs/benchmarks.md: "idle RSS after the load ≤
+ * 120 MiB", measured at 287 MiB with a live heap of 30 MiB). After a burst, V8 keeps the pages it
+ * freed: /proc/PID/smaps of an idle service after 6 s of PDFs and EVM hashes showed 95 to 119 MiB
+ * of anonymous memory, and after one full collection 44 to 46 MiB. V8's own memory reducer does not
  * run on Node's main isolate often enough to give it back, so the service asks for one full
  * collection itself, when the process has done real work and then sat idle: never during work,
  * never again until there is new work (test/unit/service/idle-memory.test.ts). The collection of a

@@ -2,9 +2,9 @@ import type { Config } from '../config/config';
 import { ConfigurationError } from '../domain/errors';
 
 /**
- * The listener could not bind: one line naming the address and how to choose another
- * (8300 is also Consul's default port, said only for 8300), instead of Node's "listen EADDRINUSE: address already in
- * use". Anything else passes through unchanged.
+ * The listener could not bind: one line naming the address and how to choose another (and, for
+ * 8300, that it is also Consul's default port), instead of Node's "listen EADDRINUSE: address
+ * already in use". Anything else passes through unchanged.
  */
 export function describeListenError(error: unknown, config: Pick<Config, 'host' | 'port' | 'serviceFile'>): unknown {
   const code = (error as NodeJS.ErrnoException | null)?.code;

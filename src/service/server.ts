@@ -197,13 +197,13 @@ async function closeWithin(server: Server, graceMs: number): Promise<void> {
 }
 
 /**
- * Starts the service on a context: recovery of PENDING requests (nothing stays PENDING
- * after a restart), the listener, then journal compaction and retention in the background
- * (nothing but the listener and the store index on the way to the first /health; the journal
- * rewrite waits for queued appends and takes new ones after it, so requests may arrive meanwhile).
+ * Starts the service on a context: recovery of PENDING requests (nothing stays PENDING after a
+ * restart), the listener, then journal compaction and retention in the background (nothing but the
+ * listener and the store index on the way to the first /health; the journal rewrite waits for
+ * queued appends and takes new ones after it, so requests may arrive meanwhile).
  */
 export async function startService(ctx: AppContext): Promise<RunningService> {
-  // `--host 0.0.0.0` once bound every interface without a word. Beyond loopback the API
+  // `--host 0.0.0.0` would bind every interface without a word. Beyond loopback the API
   // (wrapper secrets in clear text, no TLS) is reachable from the network: only on purpose.
   const remote = !isLoopbackAddress(ctx.config.host);
   if (remote && !ctx.config.allowRemote) {
@@ -216,7 +216,7 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
     const where = `${receive.host.includes(':') ? `[${receive.host}]` : receive.host}:${receive.port}`;
     throw new ConfigurationError(`--receive-listen ${where} is not a loopback address; to receive platform pushes from the network on purpose add --allow-remote`);
   }
-  // Under the instance lock: no other writer of work/ and results/ (leftover temp files).
+  // Under the instance lock: no other writer of work/ and results/ (temp files a crash left).
   const temps = removeStaleTemps(ctx.paths);
   if (temps > 0) ctx.log.info(`removed ${temps} half-written temp file(s) left by an earlier run`);
   const { store, registry, jobs } = ctx.requests;

@@ -62,8 +62,8 @@ export interface JobRun {
   resumed: boolean;
   /**
    * What accept found in the catalogue for this request, when it was accepted by this process:
-   * the job signs with those, so a sync between the 202 and the job changes nothing
-   * (one owner). A resumed request has none and looks them up again.
+   * the job signs with those, so a sync between the 202 and the job changes nothing (one
+   * owner). A resumed request has none and looks them up again.
    */
   accepted?: AcceptedCatalog;
 }

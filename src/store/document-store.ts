@@ -8,9 +8,9 @@ import { FILE_MIN_BYTES, isFileBytes, type DocumentBytes, type FileBytes } from 
 import { openNoFollow } from './no-follow';
 
 /**
- * Documents up to this size stay in memory between accept and signing. A larger one stays in
- * memory only while its job can start at once (`spill` otherwise): reading 100 MB back from disk
- * cost the job 0.3 s, and a burst of large documents must not all wait in memory.
+ * Documents up to this size stay in memory between accept and signing. A larger one stays in memory
+ * only while its job can start at once (`spill` otherwise): reading 100 MB back from disk cost the
+ * job 0.3 s (on a 2-core machine), and a burst of large documents must not all wait in memory.
  */
 const HOLD_IN_MEMORY_MAX = 16 * 1024 * 1024;
 
@@ -32,10 +32,11 @@ export interface PreparedRecord {
  * - the signed result (`results/<id>.pdf`) until retention removes it.
  */
 /**
- * unlink off the event loop (unlinkSync was 4 % of the service's main thread per small PDF),
- * where a missing file is no error. Never rejects. A work file that could not be removed is
- * tried again at the next start (recovery removes the work of every request that is no longer
- * PENDING); a result retention could not remove stays in results/, a file of no request.
+ * unlink off the event loop (unlinkSync was 4 % of the service's main thread per small PDF,
+ * measured on a 2-core machine), where a missing file is no error. Never rejects. A work file that
+ * could not be removed is tried again at the next start (recovery removes the work of every request
+ * that is no longer PENDING); a result retention could not remove stays in results/, a file of no
+ * request.
  */
 async function removeIfPresent(path: string): Promise<void> {
   await unlink(path).catch(() => undefined);
@@ -172,8 +173,8 @@ export class DocumentStore {
   /**
    * The job ended (DONE or ERROR): its input and prepared state are no longer needed. Only a
    * platform request has a prepared state (`prepared: false` skips looking for one: two failed
-   * removals per small PDF were 3 % of the service's time). Settles once the files are
-   * gone; never rejects (removeIfPresent).
+   * removals per small PDF were 3 % of the service's time on a 2-core machine). Settles once the
+   * files are gone; never rejects (removeIfPresent).
    */
   releaseWork(id: string, o: { prepared?: boolean } = {}): Promise<void> {
     this.held.delete(id);
@@ -192,7 +193,7 @@ export class DocumentStore {
   async openResult(id: string): Promise<{ size: number; stream: Readable } | null> {
     let handle;
     try {
-      // Never through a link (hardening: a results/<id>.pdf link served another file).
+      // Never through a link (hardening: a results/<id>.pdf link would serve another file).
       handle = await openNoFollow(this.resultPath(id), 'read');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;

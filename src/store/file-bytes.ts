@@ -6,7 +6,8 @@ import { open } from 'node:fs/promises';
 
 /**
  * From this size a document crosses to a PDF worker process in a file rather than through the IPC
- * channel (V8-serializing 100 MB through it took 430 ms each way here; a file half of that).
+ * channel (V8-serializing 100 MB through it took 430 ms each way on a 2-core machine; a file half
+ * of that).
  */
 export const FILE_MIN_BYTES = 4 * 1024 * 1024;
 

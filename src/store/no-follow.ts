@@ -3,11 +3,11 @@ import { open, lstat, type FileHandle } from 'node:fs/promises';
 import { ConfigurationError } from '../domain/errors';
 
 /**
- * Store files are opened without following a symbolic link in their last component
- * (hardening: appends went through a link, a linked wrappers.json was read, a results/<id>.pdf
- * link served another file). POSIX has O_NOFOLLOW for that (open(2): ELOOP on a link); Windows
- * has no such flag in Node, so there the path is checked with lstat just before it is opened.
- * The folders themselves are checked at start (config/home-safety.ts).
+ * Store files are opened without following a symbolic link in their last component (hardening:
+ * appends must not go through a link, a linked wrappers.json must not be read, a results/<id>.pdf
+ * link must not serve another file). POSIX has O_NOFOLLOW for that (open(2): ELOOP on a link);
+ * Windows has no such flag in Node, so there the path is checked with lstat just before it is
+ * opened. The folders themselves are checked at start (config/home-safety.ts).
  */
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 

@@ -15,8 +15,9 @@ export type KindParams = {
 };
 
 /**
- * The journal's names, as every journal before the kinds' table wrote them (and as the wire spells them):
- * an entry's own fields, and its params'. Both are converted here, at the store edge, and nowhere else.
+ * The journal's names: snake_case, as every journal has written them and as the wire spells them,
+ * for an entry's own fields and for its params. Both are converted here, at the store edge, and
+ * nowhere else.
  */
 type UpperLetter = 'A' | 'B' | 'C' | 'D' | 'E' | 'F' | 'G' | 'H' | 'I' | 'J' | 'K' | 'L' | 'M' | 'N' | 'O' | 'P' | 'Q' | 'R' | 'S' | 'T' | 'U' | 'V' | 'W' | 'X' | 'Y' | 'Z';
 /** The camelCase keys of `T`: each needs its stored name below, so a new field cannot reach the journal in camelCase (the compiler says which is missing). */
@@ -27,8 +28,9 @@ const STORED_ENTRY_NAMES = { requestId: 'request_id', credentialKey: 'credential
  * A kind's params under their stored names: each camelCase key in snake_case (`designKey` as
  * `design_key`, `txHash` as `tx_hash`), the names every journal has used. A rule rather than a
  * list, so a new kind's fields cannot reach the journal in camelCase for want of a line here: the
- * kind's params type is its own (signing/kinds/), and `KindParams` keys are camelCase by
- * the kind contract. Read back, `_x` is `X` again; the variables map inside is not renamed.
+ * kind's params type is its own (signing/kinds/), and its keys are camelCase by the kind contract
+ * (signing/kind.ts CamelCaseKeys). Read back, `_x` is `X` again; the variables map inside is not
+ * renamed.
  */
 const storedParamName = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const paramNameOf = (stored: string): string => stored.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -101,7 +103,7 @@ type JournalRecord<E = RequestEntry> =
   /** `error_id`: the stored name, as for an entry's fields (applied as `errorId`). */
   | { t: 'x'; id: string; at: string; error: string; error_id: string }
   | { t: 'rm'; ids: string[] }
-  /** A resumed request's job is about to start: one more attempt. */
+  /** A resumed request's job is about to start: one more attempt (lifecycle.ts). */
   | { t: 'a'; id: string; at: string }
   /** A clean stop (SIGTERM) ended an attempt before it finished: that one does not count. */
   | { t: 'p'; id: string; at: string };

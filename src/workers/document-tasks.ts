@@ -1,8 +1,10 @@
 /**
- * The PDF engine's work as plain-data tasks, run in the PDF worker processes (src/pdf-worker.ts) or
- * inline when there are none (tests from source). Every step that reads a document a caller sent
- * runs here, never on the event loop: the sign route's check before the 202, prepare,
- * finish with its read-back check, the long-term updates and local validation.
+ * The PDF engine's work as plain-data tasks, run in the PDF worker processes (src/pdf-worker.ts,
+ * started by document-work.ts), or inline on the calling thread when there are none (TypeScript
+ * source under vitest). In the service every step that reads a document a caller sent runs in a
+ * worker, never on the event loop: the sign route's check before the 202 (with prepare, for a
+ * small document), prepare, finish with its read-back check, the long-term updates and local
+ * validation.
  */
 import { LocalsignError, PdfInputError } from '../domain/errors';
 import { checkAndPreparePades, checkPdfForSigning, type SigningCheck } from '../pades/sign';
@@ -56,7 +58,7 @@ export type DocumentResult = DocumentResults[keyof DocumentResults];
 /**
  * Errors of the engine as the caller should see them: an exhausted engine structure (a Map over
  * its maximum size, an array or string too long, a stack too deep: all RangeError) is the
- * document's fault, a 422, never a 500 (a 318-byte xref stream answered 500).
+ * document's fault, a 422, never a 500 (a 318-byte xref stream must not answer 500).
  */
 function asDocumentError(error: unknown): unknown {
   if (error instanceof LocalsignError) return error;
@@ -132,9 +134,9 @@ async function run(task: DocumentTask, worker: InWorker | null): Promise<Documen
 /**
  * A worker's large buffers (a document read from its file), kept for the next task up to this size
  * each. A 100 MB document is read three times (the check, prepare, finish): into fresh memory each
- * read cost about 300 ms of page faults on the 2-core VM. What a worker keeps is not counted
- * against its retire limit (pdf-worker.ts; handles.ts PDF_WORKER_RETIRE_ABOVE_MB), and an idle
- * worker ends after 30 s, which gives it back.
+ * read cost about 300 ms of page faults (measured on a 2-core machine). What a worker keeps is not
+ * counted against its retire limit (pdf-worker.ts; handles.ts PDF_WORKER_RETIRE_ABOVE_MB), and a
+ * buffer no task took for KEEP_UNUSED_MS is let go (dropLater), which gives it back.
  */
 const KEEP_AT_MOST = 128 * 1024 * 1024;
 const kept = new ReusedBuffers(KEEP_AT_MOST);

@@ -3,7 +3,7 @@
  * where sharing memory is what makes 2,000 signatures/s possible) and processes (the PDF engine,
  * which reads documents from strangers).
  *
- * Why PDF work is not in threads with `resourceLimits`, as was first proposed: V8 grants a
+ * Why PDF work is not in threads with `resourceLimits`, the obvious first design: V8 grants a
  * thread at its heap limit only 16 MiB of leeway (node_worker.cc NearHeapLimit), and an allocation
  * larger than that, such as an array or a Map doubling its backing store, is a fatal out-of-memory
  * error of the whole process, not of the thread. `node test/bench/worker-oom.mjs` shows it: a

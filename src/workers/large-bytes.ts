@@ -1,8 +1,8 @@
 /**
  * Large documents cross to and from the PDF worker processes through files, not the IPC channel:
- * V8-serializing 100 MB through the channel took 430 ms each way on the reference machine, a file
- * in the config dir's work/ folder about half of that, and the file is read where it is needed.
- * Small values go through the channel as they are.
+ * V8-serializing 100 MB through the channel took 430 ms each way (measured on a 2-core machine), a
+ * file in the config dir's work/ folder about half of that, and the file is read where it is
+ * needed. Small values go through the channel as they are.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
@@ -79,7 +79,10 @@ export async function fromFiles<T>(value: T): Promise<T> {
   return mapFiles(value, (ref) => loaded.get(ref.$file)!);
 }
 
-/** One read into one buffer (fs.promises.readFile reads 512 KiB at a time: 287 ms for 100 MB here). */
+/**
+ * One read into one buffer (fs.promises.readFile reads 512 KiB at a time: 287 ms for 100 MB,
+ * measured on a 2-core machine).
+ */
 async function readWhole(ref: FileBytes): Promise<Uint8Array> {
   const handle = await open(ref.$file, 'r');
   try {

@@ -79,13 +79,15 @@ interface Slot<T, R> {
 
 /**
  * Tasks kept posted ahead per worker. One at a time left the worker idle for every round trip
- * through a busy event loop (a trace under 64 clients: the worker idle more than half the time
- * while jobs queued for 130 ms); a few ahead keep it busy without starving the other workers.
+ * through a busy event loop (a trace under 64 clients on a 2-core machine: the worker idle more
+ * than half the time while jobs queued for 130 ms); a few ahead keep it busy without starving the
+ * other workers.
  */
 const PIPELINE_DEPTH = 4;
 /**
- * A desktop agent runs all day beside the user's applications (idle footprint): a
- * worker with nothing to do for this long ends, and the next task starts one again.
+ * A desktop agent runs all day beside the user's applications, so its idle footprint counts: a
+ * worker with nothing to do for this long ends (beyond the `keep` ones once keepWarm was called),
+ * and the next task starts one again.
  */
 const DEFAULT_IDLE_MS = 30_000;
 /**

@@ -3,11 +3,11 @@ import { newBytes } from './large-bytes';
 /**
  * The large buffers of a PDF worker process, kept from one task to the next.
  *
- * Why: the first write to fresh memory costs a page fault per 4 KiB page. On the 2-core VM that is
- * about 15 µs a page, 40 ms for 10 MiB, against under 1 ms to write the same 10 MiB again
- * (measured 2026-11-28 with a 10 MiB Buffer filled twice). A 10 MB document took three such
- * buffers per request: the check's reading of it, prepare's reading and prepare's output, and
- * finish's reading of the prepared file. Kept buffers fault once per worker instead.
+ * Why: the first write to fresh memory costs a page fault per 4 KiB page: about 15 µs a page, 40 ms
+ * for 10 MiB, against under 1 ms to write the same 10 MiB again (measured on a 2-core machine with
+ * a 10 MiB Buffer filled twice). A 10 MB document took three such buffers per request: the check's
+ * reading of it, prepare's reading and prepare's output, and finish's reading of the prepared file.
+ * Kept buffers fault once per worker instead.
  *
  * Safe because a worker runs one task at a time (serve-worker.ts), and a task's large answer is
  * written to its file (or serialized into the IPC message) before the task ends: nothing of a kept

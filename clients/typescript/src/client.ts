@@ -449,7 +449,7 @@ function stampOf(value: unknown): StampLocation | null {
 
 /**
  * The base URL as fetch needs it: `http://` or `https://` and a host. Without a scheme fetch
- * fails on every call and the failure read as "not reachable": said here, at once.
+ * fails on every call and the failure reads as "not reachable": said here, at once.
  */
 function checkedBaseUrl(value: string): string {
   const trimmed = String(value).trim().replace(/\/+$/, '');

@@ -7,7 +7,7 @@
  * Why not fetch on Node: Node's fetch is undici, whose HTTP parser is WebAssembly. Its first call
  * costs 50 to 60 ms, and a process that used it waits about 150 ms at exit for V8 to finish
  * compiling that parser. For a script that signs one document and ends, that is 200 ms of a 350 ms
- * run (measured on the 2-core VM, 2026-11-28; `--liftoff-only` makes the exit wait go away, which
+ * run (measured on a 2-core machine; `--liftoff-only` makes the exit wait go away, which
  * names the cause). `node:http` answers the same exchange in 8 to 12 ms and exits at once; its
  * idle keep-alive sockets are unreferenced, so they hold no process open.
  */
@@ -63,7 +63,7 @@ interface NodeHttp {
 
 /**
  * node:http(s) as a Transport, or null where there is no Node underneath. node:https (and TLS with
- * it, about 10 ms to load) only for an https:// URL.
+ * it, about 10 ms to load on a 2-core machine) only for an https:// URL.
  */
 export function nodeTransport(): Transport | null {
   const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;

@@ -42,7 +42,7 @@ export function hostCheck(o: { allowHosts: readonly string[]; allowOrigins: read
     const host = c.req.header('host');
     // serve --allow-remote: a peer on another machine can send "Host: localhost" as easily as any
     // other name, so a loopback name proves nothing from there; it must use a name the operator
-    // gave with --allow-host (hardening: non-loopback bind).
+    // gave with --allow-host (hardening a non-loopback bind).
     const peer = peerAddress(c);
     const remote = peer !== undefined && !isLoopbackAddress(peer);
     const hosts = remote ? named : loopbackHosts;

@@ -80,7 +80,7 @@ interface BodySink<T> {
  * destroyed (that stalls Node's parser on the unread rest and a client still writing is never
  * read again): our listeners go and the stream keeps flowing with none, which
  * drops the rest. A client that goes away mid-upload ("aborted", ECONNRESET) is no fault of ours:
- * said as what it is (it was recorded as a 500 internal error). `fail` lets a sink end
+ * said as what it is, not recorded as a 500 internal error. `fail` lets a sink end
  * the reading with its own error (a disk that refuses a write).
  */
 function consumeBody<T>(incoming: IncomingMessage, o: { limit: number; most: number; declared: number | null; idleMs: number }, sink: BodySink<T> & { bind?(fail: (error: Error) => void): void }): Promise<T> {

@@ -7,10 +7,10 @@ import type { ApiEnv } from '../types';
 import { PADES_VERIFY_BODY, parseBody } from '../request-schemas';
 
 /**
- * POST /v1/pades/verify (CONTRACT extension): `{pdf_base64, revocation?}` with the sign
- * route's tolerance rules, answered `200 {valid, signatures: […], problems: […]}`. A report: the document
- * is never stored. It is read in a PDF worker. A PDF that cannot be fully read (damaged
- * cross-reference data, or no reading at all) is a `200` report naming why in `problems`; input
+ * POST /v1/pades/verify (CONTRACT extension): `{pdf_base64, revocation?}` with the sign route's
+ * tolerance rules, answered `200 {valid, signatures: […], problems: […]}`. A report: the document
+ * is never stored. It is read in a PDF worker, under its heap limit and deadline. A PDF that
+ * cannot be fully read (damaged cross-reference data, or no reading at all) is a `200` report naming why in `problems`; input
  * that is not a PDF is a `422` from decodePdfField, and so is a document over a per-document
  * limit (CONTRACT).
  */

@@ -3,7 +3,7 @@
  * on it, and a transparent reconnect when the device closes the session or the token is pulled
  * and plugged back (one reopen per call, never a loop).
  *
- * How the user is proven (signature cards):
+ * How the user is proven to the token:
  * - a stored PIN (variable or file): the session logs in when it opens;
  * - the reader's PIN pad: C_Login with a NULL PIN when a signature first needs it, the person
  *   typing on the reader meanwhile (the request stays PENDING; its timeout cancels the wait);

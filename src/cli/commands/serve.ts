@@ -40,8 +40,8 @@ export const serveArgs = {
 
 /**
  * --demo: the README's first command. Pairs with the embedded platform (software chip) when
- * unpaired, and prints the demo key with copy-paste exports in the machine's shell, BASE included (the
- * walk-through broke on any other port). Runs once the port is bound: a busy port fails before
+ * unpaired, and prints the demo key with copy-paste exports in the machine's shell, BASE included
+ * (so the walk-through works on any port). Runs once the port is bound: a busy port fails before
  * anything is created.
  */
 async function prepareDemo(ctx: AppContext, url: string): Promise<void> {
@@ -79,7 +79,7 @@ function demoCredentialExports(ctx: AppContext): [string, string][] {
 }
 
 /**
- * Unpaired and not --demo: every signing request would get 409 (it started silently).
+ * Unpaired and not --demo: every signing request would get 409, which a silent start would hide.
  * Said before the "listening on" line, with the ways to pair; the service still starts (pairing while it runs
  * is picked up: `init` in another terminal).
  */

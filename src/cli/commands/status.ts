@@ -55,8 +55,9 @@ export const statusCommand = defineCommand({
       if (e instanceof LocalsignServiceProofError) unproven = e;
       health = null;
     }
-    // The config dir is this one's only when its service is the one that answered
-    // (`status --port P` named the CLI's dir whatever service listened on P). Down: the dir asked about.
+    // The config dir is this one's only when its service is the one that answered (`status
+    // --port P` must not name the CLI's dir whatever service listens on P). Down: the dir asked
+    // about.
     const configDir = !health || address.ownDir ? config.home : null;
     const proven = credentials ? { proven: health !== null } : {};
     const out = { ...(health ?? {}), reachable: health !== null, ...proven, url, config_dir: configDir };

@@ -30,12 +30,11 @@ function demoCrlIn(path: string): ReturnType<typeof demoCrlOf> {
 
 /**
  * `localsign verify FILE.pdf [--json] [--trust FILE] [--online] [--revocation require|if-available]`:
- * the same report as POST /v1/pades/verify, without a running service, offline unless
- * `--online` is asked. Exit 0
- * when every signature is valid, 1 otherwise (the report is printed either way). Every file it can
- * open gets a report, a damaged PDF, an unreadable one or one that is not a PDF at all:
- * `valid: false` and the reason in `problems`; only a file it cannot open, and a document over a
- * limit (the route's 422), end with one red line instead.
+ * the same report as POST /v1/pades/verify, without a running service, offline unless `--online`
+ * is asked. Exit 0 when every signature is valid, 1 otherwise (the report is printed either way).
+ * Every file it can open gets a report, a damaged PDF, an unreadable one or one that is not a PDF
+ * at all: `valid: false` and the reason in `problems`; only a file it cannot open, and a document
+ * over a limit (the route's 422), end with one red line instead.
  */
 /**
  * Prints the report: every string of it may come from the document (field names, subjects,

@@ -36,7 +36,7 @@ export const wrapperListCommand = defineCommand({
   meta: { name: 'wrapper:list', description: 'List application keys (never secrets)' },
   args: { ...commonArgs },
   async run({ args, rawArgs }) {
-    // Listing creates nothing (`--home /nonexistent` created that dir).
+    // Listing creates nothing (`--home /nonexistent` must not create that dir).
     const ctx = openExistingContext(args, rawArgs);
     try {
       const wrappers = ctx.wrappers.list().map((w) => ({ key: w.key, name: w.name, credentials: w.credentials, created_at: w.created_at, revoked_at: w.revoked_at }));

@@ -103,8 +103,8 @@ export const MAX_STRING_BYTES = 64 * 1024 * 1024;
  * The most objects (every number, name, string, array and dictionary, nested ones included) read
  * from one document. Signing reads a few; validation's change analysis walks the whole document
  * once (a 10,000-page document is about 1.5 million), never more: an array of 10 million numbers
- * (20 MB) took a PDF worker to its heap limit in 7 s, where this refuses it in about a second,
- * its objects well inside the worker's heap.
+ * (20 MB) took a PDF worker to its heap limit in 7 s, where this refuses it in about a second
+ * (measured on a 2-core machine), its objects well inside the worker's heap.
  */
 export const MAX_PARSED_OBJECTS = 2_000_000;
 /** What is left of each document's MAX_PARSED_OBJECTS, by the contexts its readers parse into. */

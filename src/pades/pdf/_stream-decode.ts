@@ -4,7 +4,7 @@
  * the reader's DecodeBudget. FlateDecode is Node's zlib with an output cap, then the PNG
  * predictors of §7.4.4.4 (Table 8), which pdf-lib does not apply; the other decoding filters are
  * pdf-lib's, read a chunk at a time under the same cap. Nothing here inflates without a limit: a
- * 1 MB flate bomb in an xref stream took the service to 3.2 GB before it.
+ * 1 MB flate bomb in an xref stream took the service to 3.2 GB without a cap.
  */
 import { constants, inflateSync } from 'node:zlib';
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, decodePDFRawStream } from 'pdf-lib';

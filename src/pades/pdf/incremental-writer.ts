@@ -128,7 +128,7 @@ export function writeIncrementalUpdate(pdf: Uint8Array, xref: XrefChain, objects
 
 /**
  * What writeIncrementalUpdate appends to `pdf`, without joining the two: a large document's
- * update is written after it in its file (the 100 MB path held the input and a copy).
+ * update is written after it in its file (so the 100 MB path never holds the input and a copy).
  */
 export function incrementalUpdateTail(pdf: Uint8Array, xref: XrefChain, objects: UpdateObject[]): UpdateTail {
   const last = pdf[pdf.length - 1];

@@ -41,9 +41,9 @@ export async function preparePades(input: PadesPrepareInput, reader?: PdfReader)
 export type PreparedParts = Omit<PreparedPades, 'pdf'> & { tail: Uint8Array };
 
 /**
- * preparePades without joining the input and its update: a PDF worker writes a large document's
- * two parts one after the other into the prepared file, and never holds a copy of the input.
- * The /ByteRange and both placeholders are in the update; the digest runs over both.
+ * preparePades without joining the input and its update: a PDF worker writes a large document's two
+ * parts one after the other into the prepared file, and never holds a copy of the input (the 100 MB
+ * path). The /ByteRange and both placeholders are in the update; the digest runs over both.
  */
 export async function preparePadesParts(input: PadesPrepareInput, reader: PdfReader = new PdfReader(input.pdf)): Promise<PreparedParts> {
   const chain = input.certificateChain;

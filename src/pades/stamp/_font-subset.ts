@@ -3,7 +3,7 @@
  * encodes a subset into a readable stream whose every step is scheduled by its bundled
  * `process.nextTick`, which is `setTimeout(fn, 0)`: at least 1 ms each in Node. pdf-lib waits for
  * that stream while embedding the stamp's font, so a small PDF's prepare took 6-7 ms of wall time
- * for 2 ms of work (the small-PDF path). Here the subset writes into one buffer,
+ * for 2 ms of work (measured on a 2-core machine). Here the subset writes into one buffer,
  * synchronously, through the same writer methods restructure's EncodeStream has (same bytes:
  * test/unit/pades/stamp/font-subset.test.ts compares them), and pdf-lib gets them on a microtask.
  */
@@ -120,7 +120,7 @@ export function encodeSubset(subset: EncodableSubset): Uint8Array {
  * Font files of one font's recent subsets, by their glyph list: a subset's file depends on nothing
  * else (the glyphs are written in that order; composite glyphs' parts follow, decided by the
  * font). Stamps of one design drawn the same minute use the same glyphs, and encoding them took
- * about 1 ms of a small PDF's prepare.
+ * about 1 ms of a small PDF's prepare (measured on a 2-core machine).
  */
 export class SubsetCache {
   private readonly files = new Map<string, Uint8Array>();

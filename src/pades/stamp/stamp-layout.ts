@@ -39,8 +39,8 @@ export interface PlacedLine {
 }
 
 /**
- * What the layout had to give up on a line, so the result's `warnings` can say it
- * (stamps never fail silently). `line` counts the design's lines from 1.
+ * What the layout had to give up on a line, so the result's `warnings` can say it (a stamp never
+ * fails silently). `line` counts the design's lines from 1.
  */
 export type StampLineAdjustment =
   /** Too wide at the readable size: cut and ended with "…"; `shown` of `total` characters kept. */

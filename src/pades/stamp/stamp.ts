@@ -52,17 +52,17 @@ let fontMetrics: { ascent: number; descent: number } | undefined;
 /**
  * fontkit with shaping turned off for stamps. pdf-lib only takes the glyph list from
  * `font.layout()`, but fontkit builds it by running the font's GSUB/GPOS features, parsing those
- * tables anew for every document: 25 ms of a stamp's 33 in a CPU profile. Stamp text in Latin,
- * Greek and Cyrillic needs no shaping, so glyphs come straight from the cmap.
+ * tables anew for every document: 25 ms of a stamp's 33 in a CPU profile (on a 2-core machine).
+ * Stamp text in Latin, Greek and Cyrillic needs no shaping, so glyphs come straight from the cmap.
  */
 const unshapedFontkit: typeof fontkit = {
   ...fontkit,
   create(data: Uint8Array, postscriptName?: string) {
-    // A face per document on purpose: one shared across documents lost glyphs from later
-    // documents' ToUnicode maps (stamp-render test), because a face caches each glyph with the
-    // code points of its first use. What is shared is below: the font's bytes and its decoded
-    // tables, which fontkit only reads (the subsetter clones head, hhea and maxp before changing
-    // them). Decoding name, hmtx, cmap and the rest again took 3 ms of a 6 ms stamp.
+    // A face per document on purpose: one shared across documents lost glyphs from later documents'
+    // ToUnicode maps (stamp-render test), because a face caches each glyph with the code points of
+    // its first use. What is shared is below: the font's bytes and its decoded tables, which
+    // fontkit only reads (the subsetter clones head, hhea and maxp before changing them). Decoding
+    // name, hmtx, cmap and the rest again took 3 ms of a 6 ms stamp (measured on a 2-core machine).
     const own = data === dejavu;
     const font = fontkit.create(own ? (dejavuArrayBuffer() as unknown as Uint8Array) : data, postscriptName);
     if (own) (font as unknown as { _tables: Record<string, unknown> })._tables = dejavuTables;
@@ -82,8 +82,8 @@ const dejavuTables: Record<string, unknown> = {};
 let dejavuWhole: ArrayBuffer | undefined;
 /**
  * The font as an ArrayBuffer of its own. fontkit's bundled Buffer polyfill copies any typed array
- * it is given byte by byte (760,000 steps, 11 % of the service's time for small PDFs; a Node Buffer
- * is no exception), but wraps an ArrayBuffer without copying.
+ * it is given byte by byte (760,000 steps, 11 % of the service's time for small PDFs on a 2-core
+ * machine; a Node Buffer is no exception), but wraps an ArrayBuffer without copying.
  */
 function dejavuArrayBuffer(): ArrayBuffer {
   dejavuWhole ??= dejavu.byteOffset === 0 && dejavu.byteLength === dejavu.buffer.byteLength ? (dejavu.buffer as ArrayBuffer) : dejavu.slice().buffer;
@@ -137,9 +137,10 @@ function flateNatively(context: PDFContext): void {
 
 /**
  * Large streams (the stamp font's subset, its file the same for every stamp of a design drawn the
- * same minute, _font-subset.ts SubsetCache) deflated once, by their content's hash: compressing
- * the font file again was 0.3 ms of a PDF worker's time per small PDF. Deflate is
- * deterministic, so the bytes written are the same; the few kept are never changed by pdf-lib.
+ * same minute, _font-subset.ts SubsetCache) deflated once, by their content's hash: compressing the
+ * font file again was 0.3 ms of a PDF worker's time per small PDF (measured on a 2-core machine).
+ * Deflate is deterministic, so the bytes written are the same; the few kept are never changed by
+ * pdf-lib.
  */
 const KEPT_FLATE_MIN = 4096;
 const KEPT_FLATE_MAX = 16;

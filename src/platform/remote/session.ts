@@ -6,9 +6,9 @@ import { notPairedError, RemotePlatform } from './client';
 import type { CatalogueRules } from './wire';
 
 /**
- * This machine's pairing as the running service sees it (it was ~70 lines of
- * context.ts): the active pairing, the remote platform's client for it (one per pairing, with
- * its own CA; a new `init` is picked up on the next call), and a 401 taken as the revocation.
+ * This machine's pairing as the running service sees it: the active pairing, the remote platform's
+ * client for it (one per pairing, with its own CA; a new `init` is picked up on the next call), and
+ * a 401 taken as the revocation.
  */
 export class PairingSession {
   private platformHttp: { agentId: string; http: HttpClient } | null = null;

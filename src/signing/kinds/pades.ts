@@ -37,8 +37,8 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 /**
  * The signer certificate's description: read at sync (platform/catalog-screen.ts) and kept in the
  * cache; only a cache written before that is read here, and a certificate that does not read then
- * leaves its credential out of the list (null) instead of failing the list for everyone.
- * The next sync names it.
+ * leaves its credential out of the list (null) instead of failing the list for everyone. The
+ * next sync names it.
  */
 function signerOf(c: CachedCredential): CachedCredential['certificate'] | null | 'unreadable' {
   if (c.certificate) return c.certificate;

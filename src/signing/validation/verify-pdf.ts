@@ -89,8 +89,8 @@ export interface WireReport {
   signatures: Record<string, unknown>[];
   /**
    * What is wrong with the document as a whole, always present (empty for a sound file): damaged
-   * cross-reference data read by scanning the file, or why it cannot be read at all
-   * (CONTRACT: "the reason in each signature's problems or a document-level problems").
+   * cross-reference data read by scanning the file, or why it cannot be read at all (CONTRACT:
+   * "the reason in each signature's problems or a document-level problems").
    */
   problems: string[];
 }
@@ -118,8 +118,8 @@ export interface VerifyOptions {
 }
 
 /**
- * Validates `pdf` (already decoded) against `trustAnchors` at `now`, in a PDF worker
- * (the event loop never parses a document; at most `work.limits.verifications` run at once). A PDF
+ * Validates `pdf` (already decoded) against `trustAnchors` at `now`, in a PDF worker (the event
+ * loop never parses a document; at most `work.limits.verifications` run at once). A PDF
  * that cannot be fully read is a report saying why (damage repaired by scanning, or no reading at
  * all: document-tasks.ts); one over the per-document time or memory limit, or an engine limit, is a
  * 422 naming it.
