@@ -21,6 +21,12 @@ export type RevocationPolicy = (typeof REVOCATION_POLICIES)[number];
 export type DocMdpPermission = 1 | 2 | 3;
 
 /**
+ * Request fields that also fill the design's placeholders of the same name (CONTRACT Result
+ * semantics); every other placeholder but {{date}} is a design variable (`variables.NAME`).
+ */
+export const FIELD_PLACEHOLDERS = ['signer_name', 'reason', 'location'] as const;
+
+/**
  * What to do when no free area of the page fits the stamp (CONTRACT: a design's `stamp` may add
  * `on_conflict`): draw it over the content anyway, append a signature page, or refuse.
  */

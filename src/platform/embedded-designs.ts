@@ -6,6 +6,7 @@
  */
 import { newUuid } from '../config/ids';
 import { InvalidInputError, LocalsignError } from '../domain/errors';
+import { FIELD_PLACEHOLDERS } from '../domain/pades';
 import { listPlaceholders } from './stamp-text';
 import type { CachedDesign, CatalogCache } from '../store/catalog-types';
 import type { JsonCollection } from '../store/json-collection';
@@ -13,7 +14,7 @@ import { checkDesign, checkDesignImage } from './design-check';
 import type { EmbeddedConfig } from './embedded-config';
 
 /** Placeholders the service fills from the request itself (signing/kinds/pades.ts). */
-export const BUILT_IN_VARIABLES = ['signer_name', 'reason', 'location', 'date'] as const;
+export const BUILT_IN_VARIABLES = [...FIELD_PLACEHOLDERS, 'date'] as const;
 const TOP_LEVEL = ['design_key', 'name', 'variables', 'stamp'];
 
 /**

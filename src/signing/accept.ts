@@ -17,7 +17,7 @@ import type { DocumentWork } from '../workers/document-work';
 import type { EngineFacts } from './engine';
 import type { JobRunner } from './job-runner';
 import type { CamelCaseKeys, SignatureKind } from './kind';
-import type { PadesLevel } from '../domain/pades';
+import { FIELD_PLACEHOLDERS, type PadesLevel } from '../domain/pades';
 
 export interface AcceptDeps {
   /** The level of a request that asks for none (serve --pades-level) and whether a TSA is set. */
@@ -73,9 +73,6 @@ export async function wipingOnFailure<T>(pin: Uint8Array | null, work: (handOver
   }
 }
 
-/** Request fields that also fill design variables of the same name (CONTRACT Result semantics). */
-const FIELD_VARIABLES = ['signer_name', 'reason', 'location'] as const;
-
 /** CONTRACT: a wrapper limited to some credentials gets 403 for any other one. */
 export function assertCredentialAllowed(caller: Pick<WrapperRecord, 'credentials'>, credentialKey: string): void {
   if (caller.credentials && !caller.credentials.includes(credentialKey)) {
@@ -103,7 +100,7 @@ export function checkVariables(design: CachedDesign, variables: Record<string, s
   if (unknown.length > 0) {
     throw new InvalidInputError(`unknown variable${unknown.length > 1 ? 's' : ''} for design "${design.name}": ${listNames(unknown)}; it takes: ${[...known].join(', ') || 'none'}`);
   }
-  const provided = (name: string) => variables[name] !== undefined || ((FIELD_VARIABLES as readonly string[]).includes(name) && fields[name] != null);
+  const provided = (name: string) => variables[name] !== undefined || ((FIELD_PLACEHOLDERS as readonly string[]).includes(name) && fields[name] != null);
   const missing = design.variables.filter((v) => v.required && !provided(v.name)).map((v) => v.name);
   if (missing.length > 0) {
     throw new InvalidInputError(`missing required variable${missing.length > 1 ? 's' : ''} for design "${design.name}": ${missing.join(', ')}`);

@@ -62,7 +62,7 @@ function parseVariables(rawArgs: string[]): Record<string, string> | undefined {
  * Where the stamp is, for the person who will look for it: "Stamp on page 3 of 3 at x 36, y 36
  * (240 x 72 pt)", the box's lower-left corner from the page's lower-left, in points.
  */
-export function stampInWords(stamp: StampLocation): string {
+function stampInWords(stamp: StampLocation): string {
   const [x1, y1, x2, y2] = stamp.rect as [number, number, number, number];
   const n = (v: number) => String(Math.round(v * 10) / 10);
   const where = stamp.page === null ? `on a page this document's page tree does not list (${stamp.page_count} pages)` : `on page ${stamp.page} of ${stamp.page_count}`;

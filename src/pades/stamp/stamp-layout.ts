@@ -3,6 +3,7 @@
  * numbers. Coordinates are in the form XObject's own space: (0,0) is the box's lower-left corner
  * and the box is `width` x `height` points (ISO 32000-1 §8.10.1: the form's /BBox).
  */
+import { FIELD_PLACEHOLDERS } from '../../domain/pades';
 
 /** What the layout needs to know about the font; sizes in points, ratios per point of size. */
 export interface StampFontMetrics {
@@ -210,7 +211,7 @@ export function layoutStamp(input: StampLayoutInput, font: StampFontMetrics): St
 }
 
 /** Where a placeholder's value comes from: a request field, or a design variable. */
-const valueSource = (name: string) => (['signer_name', 'reason', 'location'].includes(name) ? name : `variables.${name}`);
+const valueSource = (name: string) => ((FIELD_PLACEHOLDERS as readonly string[]).includes(name) ? name : `variables.${name}`);
 
 /** Sizes as the warnings print them: 6, 4.25. */
 const pt = (size: number) => `${Number(size.toFixed(2))} pt`;

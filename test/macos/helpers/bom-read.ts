@@ -5,15 +5,11 @@
  * pair names a PathInfo1 (id, PathInfo2) and a File (parent id, name). Layout as bomutils
  * documents it (src/bom.h), all big-endian.
  */
-export interface BomPath {
-  path: string;
-  type: 'file' | 'dir' | 'link';
-  mode: number;
-  uid: number;
-  gid: number;
-  size: number;
+import type { Listed } from './listing';
+
+/** A Bom entry: what bsdtar lists of the same path (`Listed`), and the file's POSIX cksum. */
+export interface BomPath extends Listed {
   checksum: number;
-  link: string;
 }
 
 export function readBom(b: Buffer): { paths: BomPath[]; vars: string[]; declaredCount: number } {
