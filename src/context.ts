@@ -20,6 +20,7 @@ import { AuditLog } from './requests/audit-log';
 import { DiskQuota } from './requests/disk-quota';
 import { RequestRegistry } from './requests/registry';
 import { ChipProvider } from './chip/provider';
+import { softChipSecp256k1Secrets } from './chip/soft-chip';
 import { JobRunner } from './signing/job-runner';
 import type { JobDeps } from './signing/job-types';
 import { BUILT_IN_ENGINES, EngineTable, type EngineDefinition } from './signing/engines';
@@ -124,7 +125,7 @@ export class AppContext {
       inline: runSignTask,
       // One thread kept ready by the service (prewarm), with the curves' and the EVM keys' tables made.
       keep: 1,
-      warmTask: () => ({ op: 'warm', publicKeys: this.warmKeys }),
+      warmTask: () => ({ op: 'warm', secp256k1Secrets: this.warmSecrets }),
     });
     this.documentWork = DocumentWork.fromConfig(config.documents, options.pdfWorkerEntry ?? null, () => this.paths.work);
     this.chips = new ChipProvider({
@@ -144,30 +145,26 @@ export class AppContext {
     });
   }
 
-  /** The software chip's EVM public keys, for the signing threads' warm-up (prewarm). */
-  private warmKeys: Uint8Array[] = [];
+  /** The software chip's EVM keys, for the signing threads' warm-up (prewarm). */
+  private warmSecrets: Uint8Array[] = [];
 
   /**
    * The service calls this once it listens: one PDF worker and one signing thread started and
-   * warmed beside it (the engine loaded, the curves' tables made), kept however long they are idle
-   * and started again when one ends, and the software chip opened (its public keys computed on the
-   * signing thread, which then makes their recovery tables too, as every later warm start does),
-   * so that neither the first signature after start nor one after a day idle pays for any of it. A
-   * PKCS#11 chip is left to the first request: opening it may ask a reader for a PIN.
+   * warmed beside it (the engine loaded, the curves' tables made, and the software chip's EVM keys'
+   * recovery tables, their keys read from its file first), kept however long they are idle and
+   * started again when one ends, so that neither the first signature after start nor one after a
+   * day idle pays for any of it. A PKCS#11 chip is left to the first request: opening it may ask a
+   * reader for a PIN.
    */
-  async prewarm(): Promise<void> {
-    this.documentWork.keepWarm();
-    this.pool.keepWarm();
+  prewarm(): void {
     try {
       const settings = this.currentPairing()?.platform === 'embedded' ? this.embedded.get().chip : null;
-      if (settings?.kind !== 'soft') return;
-      // Its public keys are computed on the signing thread just started (soft-chip.ts).
-      const keys = await (await this.chips.get(settings)).listKeys();
-      this.warmKeys = keys.filter((k) => k.algorithm === 'secp256k1').map((k) => k.publicKey);
-      if (this.warmKeys.length > 0) await this.pool.run({ op: 'warm', publicKeys: this.warmKeys });
+      if (settings?.kind === 'soft') this.warmSecrets = softChipSecp256k1Secrets(this.paths.softChip);
     } catch {
       // The first request opens the chip again and says what is wrong.
     }
+    this.documentWork.keepWarm();
+    this.pool.keepWarm();
   }
 
   /** The active pairing, or null when unpaired or revoked by the platform. */

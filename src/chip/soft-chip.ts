@@ -49,6 +49,16 @@ export function generateSoftKey(algorithm: ChipKeyAlgorithm): { privateKey: stri
   }
 }
 
+/**
+ * The secret scalars of the software chip's secp256k1 keys, for a signing thread's warm-up: it
+ * derives their public keys and makes their recovery tables before any request needs them. Read
+ * here, synchronously, so the first warm-up already has them. None when there is no chip file.
+ */
+export function softChipSecp256k1Secrets(path: string): Uint8Array[] {
+  const file = readSoftChipFile(path);
+  return (file?.keys ?? []).filter((k) => k.algorithm === 'secp256k1').map((k) => new Uint8Array(Buffer.from(k.private_key, 'hex')));
+}
+
 export function readSoftChipFile(path: string): SoftChipFile | null {
   const raw = readFileIfExists(path);
   if (!raw) return null;

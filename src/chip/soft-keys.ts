@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { getPublicKey as secp256k1PublicKey } from '@noble/secp256k1';
 import type { ChipKeyAlgorithm } from './types';
 
 /**
@@ -14,6 +14,14 @@ export function p256SpkiFromSecret(sk: Uint8Array): Uint8Array {
   return new Uint8Array(Buffer.concat([prefix, p256.getPublicKey(sk, false)]));
 }
 
+/**
+ * The uncompressed point 04‖X‖Y of a secp256k1 secret key, through @noble/secp256k1, the library
+ * the chip signs with: the base-point table a signing thread's warm-up makes serves both.
+ */
+export function secp256k1PublicKeyOf(sk: Uint8Array): Uint8Array {
+  return secp256k1PublicKey(sk, false);
+}
+
 /** rsa/p256: SPKI DER; secp256k1: the uncompressed point 04‖X‖Y. `privateKey`: PKCS#8 PEM, or the scalar in hex. */
 export function publicKeyOf(rec: { algorithm: ChipKeyAlgorithm; privateKey: string }): Uint8Array {
   switch (rec.algorithm) {
@@ -22,6 +30,6 @@ export function publicKeyOf(rec: { algorithm: ChipKeyAlgorithm; privateKey: stri
     case 'p256':
       return p256SpkiFromSecret(Buffer.from(rec.privateKey, 'hex'));
     case 'secp256k1':
-      return secp256k1.getPublicKey(Buffer.from(rec.privateKey, 'hex'), false);
+      return secp256k1PublicKeyOf(Buffer.from(rec.privateKey, 'hex'));
   }
 }

@@ -12,21 +12,28 @@ const Point = secp256k1.Point;
 const Fn = Point.Fn;
 
 /**
- * A copy of the base point with its own eager width-8 table. noble's Point.BASE keeps a table for
+ * A copy of the base point with its own eager table (TABLE_WIDTH). noble's Point.BASE keeps a table for
  * constant-time `multiply`, but `multiplyUnsafe` on it takes the slower endomorphism path (0.17 to
- * 0.30 ms against 0.14 ms here, measured on a 2-core machine); the check multiplies public values,
+ * 0.30 ms against 0.14 ms with a width-8 table of its own, measured on a 2-core machine); the check multiplies public values,
  * so unsafe is right.
- * Built on the first check in a thread (about 55 ms on a 2-core machine; a warm start makes it
+ * Built on the first check in a thread (about 20 ms on a 2-core machine; a warm start makes it
  * ahead of need: signing/sign-tasks.ts), then shared by every credential.
  */
 let tabledBase: InstanceType<typeof Point> | null = null;
 function base(): InstanceType<typeof Point> {
   if (!tabledBase) {
     tabledBase = Point.fromAffine(Point.BASE.toAffine());
-    tabledBase.precompute(8, false);
+    tabledBase.precompute(TABLE_WIDTH, false);
   }
   return tabledBase;
 }
+/**
+ * The wNAF window of the base point's and each key's table. Width 8 made a check 0.36 ms against
+ * 0.46 ms at width 6, but cost a fresh thread 215 ms against 71 ms to build and first use for the
+ * two tables (measured in a worker thread on a 2-core machine): the first EVM signature after a
+ * start waits for them, every later one gains 0.1 ms.
+ */
+const TABLE_WIDTH = 6;
 const MISMATCH = 'signature does not recover to the credential address';
 
 export interface RecoveryChecker {
@@ -57,7 +64,7 @@ function digestScalar(digest: Uint8Array): bigint {
 }
 
 /**
- * Built once per credential: the key's point with an eager width-8 wNAF table, so each check costs
+ * Built once per credential: the key's point with an eager wNAF table (TABLE_WIDTH), so each check costs
  * one table-driven multiplication of Q, one of the (already precomputed) base point G, an addition
  * and one field inversion, instead of two full recoveries (each a square root plus a double scalar
  * multiplication) and two comparisons.
@@ -80,7 +87,7 @@ export function createRecoveryChecker(publicKey: Uint8Array): RecoveryChecker {
   } catch (cause) {
     throw new SigningError('secp256k1 public key is not a point on the curve', { cause });
   }
-  Q.precompute(8, false);
+  Q.precompute(TABLE_WIDTH, false);
   const address = addressFromPublicKey(publicKey);
   return {
     address,

@@ -216,6 +216,9 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
     const where = `${receive.host.includes(':') ? `[${receive.host}]` : receive.host}:${receive.port}`;
     throw new ConfigurationError(`--receive-listen ${where} is not a loopback address; to receive platform pushes from the network on purpose add --allow-remote`);
   }
+  // Workers started and warmed beside the service's own start, never on a request's path
+  // (context.prewarm).
+  ctx.prewarm();
   // Under the instance lock: no other writer of work/ and results/ (temp files a crash left).
   const temps = removeStaleTemps(ctx.paths);
   if (temps > 0) ctx.log.info(`removed ${temps} half-written temp file(s) left by an earlier run`);
@@ -246,8 +249,6 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
   // One cap for every listener: together they hold at most this many connections (connection-cap.ts).
   const cap = new ConnectionCap(ctx.config.maxConnections);
   const [server, twin] = await listenOnLoopback(ctx, createApp(ctx), cap);
-  // Workers started and warmed beside the listener, never on a request's path (context.prewarm).
-  void ctx.prewarm();
   // Memory freed by a burst of work given back once the service is idle (idle-memory.ts).
   const idleCollector = startIdleCollector();
   // A stop before the delay skips it: the next start compacts instead.

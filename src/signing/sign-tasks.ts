@@ -1,7 +1,7 @@
 import { constants, createPrivateKey, privateEncrypt, type KeyObject } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
 import type { SoftSignTask, SoftSignTaskResult } from '../chip/types';
-import { publicKeyOf } from '../chip/soft-keys';
+import { publicKeyOf, secp256k1PublicKeyOf } from '../chip/soft-keys';
 import { sha256DigestInfo } from '../der/keys';
 import { createRecoveryChecker, normaliseLowS, signDigestSecp256k1 } from '../evm';
 
@@ -13,8 +13,11 @@ import { createRecoveryChecker, normaliseLowS, signDigestSecp256k1 } from '../ev
 export type SignTask =
   | SoftSignTask
   | { op: 'evm-recover'; publicKey: Uint8Array; digest: Uint8Array; r: bigint; s: bigint }
-  /** A thread started ahead of need (pool keepWarm): the curves' tables, and the EVM keys' recovery tables. */
-  | { op: 'warm'; publicKeys: Uint8Array[] };
+  /**
+   * A thread started ahead of need (pool keepWarm): the curves' tables, and the recovery tables of
+   * the software chip's EVM keys, given by their secret scalars (chip/soft-chip.ts).
+   */
+  | { op: 'warm'; secp256k1Secrets: Uint8Array[] };
 
 export type SignTaskResult = SoftSignTaskResult | number;
 
@@ -58,17 +61,17 @@ export function runSignTask(task: SignTask): SignTaskResult {
     case 'warm': {
       // noble computes each curve's tables for G at its first signature, and a key's own table
       // at its first recovery check: together 100-300 ms of the first EVM signature in a thread
-      // (measured on a 2-core machine).
+      // (measured on a 2-core machine). What an EVM signature needs first, P-256 (PAdES) last.
       const digest = new Uint8Array(32).fill(1);
-      p256.sign(digest, WARM_KEY, { prehash: false, lowS: false, format: 'compact' });
       const { r, s } = normaliseLowS(signDigestSecp256k1(WARM_KEY, digest));
-      for (const publicKey of task.publicKeys) {
+      for (const secret of task.secp256k1Secrets) {
         try {
-          checkerFor(publicKey).recover(digest, r, s);
+          checkerFor(secp256k1PublicKeyOf(secret)).recover(digest, r, s);
         } catch {
           // Another key's signature: the check says so, its table is made all the same.
         }
       }
+      p256.sign(digest, WARM_KEY, { prehash: false, lowS: false, format: 'compact' });
       return 0;
     }
     case 'secp256k1-sign-recover': {

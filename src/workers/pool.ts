@@ -363,12 +363,14 @@ export class WorkerPool<T, R> {
       if (this.queue.size === 0) return;
       // Least-loaded first, so work spreads across workers before any pipeline fills; a new
       // worker only when every running one has work and the pool is not full. A worker still in
-      // its warm task counts as free, the task posted behind it: it is ready sooner than a worker
-      // started now, which would also take a core from it (the first request after start).
+      // its warm task takes the tasks posted behind it, up to its depth, and no new one starts for
+      // them: it is ready sooner than a worker started now, which would do the same first-time
+      // work on the other core while the service's own start-up needs it (the first request after
+      // start).
       let slot: Slot<T, R> | undefined;
       for (const s of this.slots) if (!s.retiring && s.inFlight.length < this.depth + warmIn(s) && (!slot || busyIn(s) < busyIn(slot))) slot = s;
       const live = this.slots.filter((s) => !s.retiring).length;
-      if ((!slot || busyIn(slot) > 0) && live < this.options.workers) slot = this.spawn(start);
+      if ((!slot || (busyIn(slot) > 0 && warmIn(slot) === 0)) && live < this.options.workers) slot = this.spawn(start);
       if (!slot) slot = this.burstFor(start, live);
       if (!slot) return;
       const job = this.takeNext();

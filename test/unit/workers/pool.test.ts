@@ -320,4 +320,23 @@ parentPort.on('message', (task) => {
     const both = await Promise.all([p.run({ id: 'a', ms: 200 }), p.run({ id: 'b', ms: 200 })]);
     expect(new Set(both.map((r) => r.threadId)).size).toBe(2);
   });
+
+  it('takes a second task behind the first while it warms, up to its depth, and starts no second worker for it', async () => {
+    // At start the service's own first-time task (the chip's public keys) waits behind the warm
+    // one; a request after it must not start a cold worker that redoes the warm-up on the other core.
+    const p = (pool = new WorkerPool<SleepTask, { threadId: number; id: string }>({
+      name: 'test worker',
+      workers: 2,
+      depth: 2,
+      keep: 1,
+      warmTask: () => ({ id: 'warm', ms: 300 }),
+      start: threadStarter({ kind: 'code', code: SLEEPER }, 'test'),
+      inline,
+    }));
+    p.keepWarm();
+    const answers = await Promise.all([p.run({ id: 'keys', ms: 1 }), p.run({ id: 'request', ms: 1 })]);
+    expect(answers.map((a) => a.id)).toEqual(['keys', 'request']);
+    expect(answers[0]!.threadId).toBe(answers[1]!.threadId);
+    expect(p.size).toBe(1);
+  });
 });
