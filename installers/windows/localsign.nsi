@@ -114,8 +114,8 @@ Section "localsign" SecMain
   ; Registers the service (idempotent; creates the data dir with an ACL for SYSTEM and
   ; Administrators and %ProgramData%\localsign\service.json), not started yet. A data dir that
   ; was there before, owned by someone else (a standard user may create folders in
-  ; %ProgramData%), is given to Administrators, or the install stops naming it (issue 15;
-  ; src/install/windows-data-dir.ts); a junction in its place is refused.
+  ; %ProgramData%), is given to Administrators, or the install stops naming it
+  ; (src/install/windows-data-dir.ts); a junction in its place is refused.
   DetailPrint "Registering the localsign service"
   ; Without /PORT an upgrade keeps the installed port (service.json), else 8300.
   StrCpy $PortArg ""

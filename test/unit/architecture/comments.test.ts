@@ -6,7 +6,8 @@
  * with TypeScript's own parser, so it sees each comment (line, block, JSDoc, trailing) and never a
  * string literal, and refuses any that cites an issue. Clause citations (RFC, ISO, ETSI, PKCS #11,
  * UTS #39) and upstream bug links (nodejs/node#49047) are not issues, and a TODO may name the
- * issue that will remove it (STYLE.md: "A TODO names its issue").
+ * issue that will remove it (STYLE.md: "A TODO names its issue"). The installer templates and
+ * the CI script are read too, by their own comment markers.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -87,7 +88,62 @@ function issueCitations(fileName: string, text: string): string[] {
   });
 }
 
+/** The installer templates and the CI script: shell and NSIS line comments, XML comments. */
+const SCRIPTS = ['installers', '.ci'];
+
+function scriptFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? scriptFiles(path) : [path];
+  });
+}
+
+/**
+ * `file:line: text` for each citation of an issue in a comment of a script or template: a run of
+ * `#` lines (`;` in NSIS) read as one comment, and each `<!-- -->` block (WiX, plists).
+ */
+function scriptIssueCitations(fileName: string, text: string): string[] {
+  const lines = text.split('\n');
+  const marker = fileName.endsWith('.nsi') ? /^\s*;+\s?/ : /^\s*#(?!!)+\s?/;
+  const found: string[] = [];
+  const check = (first: number, body: string[]) => {
+    const starts: number[] = [];
+    let at = 0;
+    for (const line of body) {
+      starts.push(at);
+      at += line.length + 1;
+    }
+    for (const hit of body.join(' ').matchAll(new RegExp(ISSUE.source, 'g'))) {
+      const i = starts.filter((start) => start <= hit.index).length - 1;
+      found.push(`${fileName}:${first + i + 1}: ${lines[first + i]!.trim()}`);
+    }
+  };
+  for (let i = 0; i < lines.length; i += 1) {
+    if (lines[i]!.includes('<!--')) {
+      const first = i;
+      while (i < lines.length - 1 && !lines[i]!.includes('-->')) i += 1;
+      check(first, lines.slice(first, i + 1));
+    } else if (marker.test(lines[i]!)) {
+      const first = i;
+      while (i + 1 < lines.length && marker.test(lines[i + 1]!)) i += 1;
+      check(first, lines.slice(first, i + 1).map((line) => line.replace(marker, '')));
+    }
+  }
+  return found;
+}
+
 describe('comments say why, not which issue asked (history is in git log)', () => {
+  it('no comment in the installer templates or the CI script cites an issue number', () => {
+    const found = SCRIPTS.flatMap((dir) => scriptFiles(resolve(ROOT, dir)).flatMap((path) => scriptIssueCitations(relative(ROOT, path), readFileSync(path, 'utf8'))));
+    expect(found, 'say the reason in the comment itself; the issue is in git log').toEqual([]);
+  });
+
+  it('finds a citation in a shell run, an NSIS run and an XML block', () => {
+    expect(scriptIssueCitations('postinst', ['#!/bin/sh', '# a reason (issue', '# 15: more)', 'echo "issue 3"'].join('\n')).map((hit) => hit.split(':')[1])).toEqual(['2']);
+    expect(scriptIssueCitations('x.nsi', ['; why (issue 15;', '; more)', 'DetailPrint "#4"'].join('\n')).map((hit) => hit.split(':')[1])).toEqual(['1']);
+    expect(scriptIssueCitations('x.wxs', ['<?xml?>', '<!--', '  the package (issue 19), for', '-->', '<Package/>'].join('\n')).map((hit) => hit.split(':')[1])).toEqual(['3']);
+  });
+
   it('no comment under src/, build/ or clients/typescript/src/ cites an issue number', () => {
     const found = SOURCES.flatMap((dir) =>
       sourceFiles(resolve(ROOT, dir)).flatMap((path) => issueCitations(relative(ROOT, path), readFileSync(path, 'utf8'))),
