@@ -48,6 +48,28 @@ export function treeRssMiB(pid) {
 }
 
 /**
+ * The proportional set size (Pss, /proc/PID/smaps_rollup) of `pid` with every process below it,
+ * MiB: each page shared between them (the Node runtime's text, mapped by the service and its PDF
+ * worker alike) counted once in all, where VmRSS counts it in each. Null where the kernel has no
+ * smaps_rollup (before Linux 4.14).
+ */
+export function treePssMiB(pid) {
+  let total = 0;
+  for (const p of tree(pid)) {
+    let text;
+    try {
+      text = readFileSync(`/proc/${p}/smaps_rollup`, 'utf8');
+    } catch (error) {
+      if (error && error.code === 'ENOENT' && p === pid) return null;
+      continue; /* ended */
+    }
+    const m = /^Pss:\s+(\d+) kB/m.exec(text);
+    if (m) total += Number(m[1]) / 1024;
+  }
+  return total;
+}
+
+/**
  * Samples treeRssMiB every 20 ms until `stop()`, which gives the peak: the process's own VmHWM
  * or the tree's resident memory at the sample where the sum was highest, whichever is larger (a
  * PDF worker that read a large document, or was killed at its limit, takes its VmHWM with it).
