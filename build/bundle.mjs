@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { oneByteSource } from './one-byte-source.mjs';
+import { fontkitLazyBrotli } from './vendor/fontkit-lazy-brotli.mjs';
 
 function gitCommit() {
   try {
@@ -134,6 +135,7 @@ function writeLauncher(main) {
   await build({
     stdin: { contents: `module.exports = {\n${table.join('\n')}\n};\n`, resolveDir: process.cwd(), loader: 'js' },
     alias: { pako: resolve('build/vendor/pako-zlib.cjs') },
+    plugins: [fontkitLazyBrotli],
     outfile,
     bundle: true,
     platform: 'node',
