@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_MESSAGE, credentialKeys, expectError, HASH_A, postJson, REQUEST_ID, smallPdf, type Call } from '../../helpers/api-fixtures';
 import { parseJson, runCli } from '../../helpers/cli';
-import { authed, initEmbeddedWithWrapper, startServiceProcess, type ServiceProcess } from '../../helpers/service-process';
+import { startServiceInProcess, type InProcessService } from '../../helpers/in-process-service';
+import { authed, initEmbeddedWithWrapper } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
 /**
@@ -12,7 +13,7 @@ import { makeTmpHome } from '../../helpers/tmp-home';
  * wrapper:create --credential limits a wrapper (403 on another credential, and it sees only its own).
  */
 let tmp: ReturnType<typeof makeTmpHome>;
-let svc: ServiceProcess;
+let svc: InProcessService;
 let creds: { key: string; secret: string };
 let call: Call;
 let keys: Awaited<ReturnType<typeof credentialKeys>>;
@@ -20,7 +21,7 @@ let keys: Awaited<ReturnType<typeof credentialKeys>>;
 beforeAll(async () => {
   tmp = makeTmpHome('localsign-api-auth-');
   creds = initEmbeddedWithWrapper(tmp.home);
-  svc = await startServiceProcess({ home: tmp.home });
+  svc = await startServiceInProcess({ home: tmp.home });
   call = authed(svc.url, creds);
   keys = await credentialKeys(call);
 });

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_MESSAGE, expectError, HASH_A, postJson, type Call } from '../../helpers/api-fixtures';
 import { parseJson, runCli } from '../../helpers/cli';
-import { authed, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
+import { startServiceInProcess, type InProcessService } from '../../helpers/in-process-service';
+import { authed, waitForResult } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
 /**
@@ -14,14 +15,14 @@ import { makeTmpHome } from '../../helpers/tmp-home';
 const NOT_PAIRED = 'this machine is not paired with a platform; run `localsign init`';
 
 let tmp: ReturnType<typeof makeTmpHome>;
-let svc: ServiceProcess;
+let svc: InProcessService;
 let call: Call;
 
 beforeAll(async () => {
   tmp = makeTmpHome('localsign-api-unpaired-');
   // wrapper:create needs no pairing.
   const creds = parseJson<{ key: string; secret: string }>(runCli(['wrapper:create', '--json'], { home: tmp.home }));
-  svc = await startServiceProcess({ home: tmp.home });
+  svc = await startServiceInProcess({ home: tmp.home });
   call = authed(svc.url, creds);
 });
 
