@@ -12,28 +12,44 @@ const Point = secp256k1.Point;
 const Fn = Point.Fn;
 
 /**
- * A copy of the base point with its own eager table (TABLE_WIDTH). noble's Point.BASE keeps a table for
- * constant-time `multiply`, but `multiplyUnsafe` on it takes the slower endomorphism path (0.17 to
- * 0.30 ms against 0.14 ms with a width-8 table of its own, measured on a 2-core machine); the check multiplies public values,
- * so unsafe is right.
- * Built on the first check in a thread (about 20 ms on a 2-core machine; a warm start makes it
- * ahead of need: signing/sign-tasks.ts), then shared by every credential.
+ * The wNAF windows of the tables the check multiplies with (noble's `precompute`). A narrow table
+ * is quick to make: in a fresh thread, building and first using the base point's and a key's took
+ * 71 ms at width 6 against 215 ms at width 8, and the first EVM signature after a start waits for
+ * them. A wide one makes each check cheaper: 0.36 ms against 0.46 ms, about 7% of the signatures
+ * a busy service makes per second on 2 cores (npm run bench evm, both widths in turn). So a key
+ * starts narrow and is widened once it is checked BUSY_CHECKS times within BUSY_WINDOW_MS: a
+ * service under load, never a person signing now and then. (All measured on a 2-core machine.)
  */
-let tabledBase: InstanceType<typeof Point> | null = null;
-function base(): InstanceType<typeof Point> {
-  if (!tabledBase) {
-    tabledBase = Point.fromAffine(Point.BASE.toAffine());
-    tabledBase.precompute(TABLE_WIDTH, false);
-  }
-  return tabledBase;
-}
+const NARROW = 6;
+const WIDE = 8;
+const BUSY_CHECKS = 64;
+const BUSY_WINDOW_MS = 1000;
+
 /**
- * The wNAF window of the base point's and each key's table. Width 8 made a check 0.36 ms against
- * 0.46 ms at width 6, but cost a fresh thread 215 ms against 71 ms to build and first use for the
- * two tables (measured in a worker thread on a 2-core machine): the first EVM signature after a
- * start waits for them, every later one gains 0.1 ms.
+ * A copy of the base point with its own eager table of `width`. noble's Point.BASE keeps a table
+ * for constant-time `multiply`, but `multiplyUnsafe` on it takes the slower endomorphism path (0.17
+ * to 0.30 ms against 0.14 ms with a width-8 table of its own, measured on a 2-core machine); the
+ * check multiplies public values, so unsafe is right. Built on the first check in a thread that
+ * needs it (a warm start makes the narrow one ahead of need: signing/sign-tasks.ts), then shared
+ * by every credential.
  */
-const TABLE_WIDTH = 6;
+const tabledBase = new Map<number, InstanceType<typeof Point>>();
+function base(width: number): InstanceType<typeof Point> {
+  let point = tabledBase.get(width);
+  if (!point) {
+    point = Point.fromAffine(Point.BASE.toAffine());
+    point.precompute(width, false);
+    tabledBase.set(width, point);
+  }
+  return point;
+}
+
+/** A copy of `point` with its own eager table of `width` (noble keeps one table per point object). */
+function tabled(point: InstanceType<typeof Point>, width: number): InstanceType<typeof Point> {
+  const copy = Point.fromAffine(point.toAffine());
+  copy.precompute(width, false);
+  return copy;
+}
 const MISMATCH = 'signature does not recover to the credential address';
 
 export interface RecoveryChecker {
@@ -41,6 +57,8 @@ export interface RecoveryChecker {
   readonly address: string;
   /** The recovery id under which (r, s) over `digest` recovers to this key; throws SigningError otherwise. */
   recover(digest: Uint8Array, r: bigint, s: bigint): 0 | 1;
+  /** The wNAF window of the tables its checks use now: narrow, or wide once the key is busy. */
+  readonly tableWidth: number;
 }
 
 function assertDigest(digest: Uint8Array): void {
@@ -64,8 +82,8 @@ function digestScalar(digest: Uint8Array): bigint {
 }
 
 /**
- * Built once per credential: the key's point with an eager wNAF table (TABLE_WIDTH), so each check costs
- * one table-driven multiplication of Q, one of the (already precomputed) base point G, an addition
+ * Built once per credential: the key's point with an eager wNAF table (NARROW, then WIDE), so each
+ * check costs one table-driven multiplication of Q, one of the (already precomputed) base point G, an addition
  * and one field inversion, instead of two full recoveries (each a square root plus a double scalar
  * multiplication) and two comparisons.
  *
@@ -76,7 +94,7 @@ function digestScalar(digest: Uint8Array): bigint {
  * differs from r, no id recovers Q (it is plain ECDSA verification failing). P.x = r + n would need
  * id 2 or 3, which Ethereum cannot express; its probability is about 2^-128 and we refuse it.
  */
-export function createRecoveryChecker(publicKey: Uint8Array): RecoveryChecker {
+export function createRecoveryChecker(publicKey: Uint8Array, now: () => number = () => performance.now()): RecoveryChecker {
   if (!(publicKey instanceof Uint8Array) || publicKey.length !== 65 || publicKey[0] !== 0x04) {
     const got = publicKey instanceof Uint8Array ? `${publicKey.length} bytes` : typeof publicKey;
     throw new SigningError(`secp256k1 public key must be 65 bytes 0x04‖X‖Y, got ${got}`);
@@ -87,11 +105,23 @@ export function createRecoveryChecker(publicKey: Uint8Array): RecoveryChecker {
   } catch (cause) {
     throw new SigningError('secp256k1 public key is not a point on the curve', { cause });
   }
-  Q.precompute(TABLE_WIDTH, false);
+  let width = NARROW;
+  let key = tabled(Q, width);
+  let windowStart = -Infinity;
+  let inWindow = 0;
   const address = addressFromPublicKey(publicKey);
   return {
     address,
+    get tableWidth() {
+      return width;
+    },
     recover(digest: Uint8Array, r: bigint, s: bigint): 0 | 1 {
+      if (width === NARROW) {
+        const t = now();
+        if (t - windowStart > BUSY_WINDOW_MS) [windowStart, inWindow] = [t, 0];
+        inWindow += 1;
+        if (inWindow >= BUSY_CHECKS) [width, key] = [WIDE, tabled(Q, WIDE)];
+      }
       assertDigest(digest);
       assertScalar('r', r);
       assertScalar('s', s);
@@ -99,7 +129,7 @@ export function createRecoveryChecker(publicKey: Uint8Array): RecoveryChecker {
       const u1 = Fn.mul(digestScalar(digest), sInv);
       const u2 = Fn.mul(r, sInv);
       // multiplyUnsafe accepts 0 (u1 = 0 when e ≡ 0); G and Q both use their wNAF tables.
-      const P = base().multiplyUnsafe(u1).add(Q.multiplyUnsafe(u2));
+      const P = base(width).multiplyUnsafe(u1).add(key.multiplyUnsafe(u2));
       if (P.is0()) throw new SigningError(MISMATCH);
       const { x, y } = P.toAffine();
       if (x !== r) {

@@ -109,3 +109,51 @@ describe('recoverAddress', () => {
     expect(() => recoverAddress(new Uint8Array(32), 1n, 1n, 2 as 0)).toThrow('y_parity must be 0 or 1, got 2');
   });
 });
+
+describe('createRecoveryChecker: tables widened for a busy key only', () => {
+  const sk = hexToBytes(eip155.privateKey);
+  const pub = secp256k1.getPublicKey(sk, false);
+  const digest = hexToBytes(eip155.signingHash);
+  const { r, s } = normaliseLowS(signDigestSecp256k1(sk, digest));
+
+  it('starts narrow, widens after 64 checks within a second, and answers the same before and after', () => {
+    let t = 0;
+    const checker = createRecoveryChecker(pub, () => t);
+    expect(checker.tableWidth).toBe(6);
+    for (let i = 0; i < 63; i += 1) {
+      t += 10;
+      expect(checker.recover(digest, r, s)).toBe(0);
+    }
+    expect(checker.tableWidth).toBe(6);
+    t += 10;
+    expect(checker.recover(digest, r, s)).toBe(0);
+    expect(checker.tableWidth).toBe(8);
+    expect(checker.recover(digest, r, SECP256K1_N - s)).toBe(1);
+    expect(() => checker.recover(digest, r, s + 1n)).toThrow(SigningError);
+  });
+
+  it('stays narrow for a key checked now and then, however many times', () => {
+    let t = 0;
+    const checker = createRecoveryChecker(pub, () => t);
+    for (let i = 0; i < 300; i += 1) {
+      t += 20; // 50 a second: under the 64 that make a key busy
+      checker.recover(digest, r, s);
+    }
+    expect(checker.tableWidth).toBe(6);
+  });
+
+  it('agrees with plain recovery on random keys and digests at both widths', () => {
+    fc.assert(
+      fc.property(secretKeyArb, digestArb, (key, d) => {
+        const checker = createRecoveryChecker(secp256k1.getPublicKey(key, false), () => 0);
+        const sig = normaliseLowS(signDigestSecp256k1(key, d));
+        const narrow = checker.recover(d, sig.r, sig.s);
+        for (let i = 0; i < 64; i += 1) checker.recover(d, sig.r, sig.s);
+        expect(checker.tableWidth).toBe(8);
+        expect(checker.recover(d, sig.r, sig.s)).toBe(narrow);
+        expect(recoverAddress(d, sig.r, sig.s, narrow)).toBe(checker.address);
+      }),
+      { numRuns: 8 },
+    );
+  });
+});
