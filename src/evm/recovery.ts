@@ -83,9 +83,9 @@ function digestScalar(digest: Uint8Array): bigint {
 
 /**
  * Built once per credential: the key's point with an eager wNAF table (NARROW, then WIDE), so each
- * check costs one table-driven multiplication of Q, one of the (already precomputed) base point G, an addition
- * and one field inversion, instead of two full recoveries (each a square root plus a double scalar
- * multiplication) and two comparisons.
+ * check costs one table-driven multiplication of Q, one of the (already precomputed) base point G,
+ * an addition and one field inversion, instead of two full recoveries (each a square root plus a
+ * double scalar multiplication) and two comparisons.
  *
  * Why P = u1·G + u2·Q with u1 = e·s⁻¹, u2 = r·s⁻¹ gives the recovery id:
  * recovery with id v takes R_v, the curve point with x = r and y of parity v (SEC 1 §4.1.6), and
