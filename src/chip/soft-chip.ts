@@ -56,7 +56,12 @@ export function generateSoftKey(algorithm: ChipKeyAlgorithm): { privateKey: stri
  */
 export function softChipSecp256k1Secrets(path: string): Uint8Array[] {
   const file = readSoftChipFile(path);
-  return (file?.keys ?? []).filter((k) => k.algorithm === 'secp256k1').map((k) => new Uint8Array(Buffer.from(k.private_key, 'hex')));
+  return (file?.keys ?? []).filter((k) => k.algorithm === 'secp256k1').map(scalarOf);
+}
+
+/** The secret scalar of an EC key record (p256, secp256k1), stored as hex. */
+function scalarOf(record: SoftChipKeyRecord): Uint8Array {
+  return new Uint8Array(Buffer.from(record.private_key, 'hex'));
 }
 
 export function readSoftChipFile(path: string): SoftChipFile | null {
@@ -103,7 +108,7 @@ export function createSoftChip(path: string, runTask: RunTask): Chip {
   const file = readSoftChipFile(path);
   if (!file) throw new ChipError(`software chip file not found: ${path}; run \`localsign init --embedded\``);
   const records = new Map(file.keys.map((k) => [k.id, k]));
-  const secrets = new Map(file.keys.filter((k) => k.algorithm !== 'rsa').map((k) => [k.id, new Uint8Array(Buffer.from(k.private_key, 'hex'))]));
+  const secrets = new Map(file.keys.filter((k) => k.algorithm !== 'rsa').map((k) => [k.id, scalarOf(k)]));
   let keys: Promise<ChipKey[]> | null = null;
   return {
     kind: 'soft',

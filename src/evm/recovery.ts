@@ -44,12 +44,6 @@ function base(width: number): InstanceType<typeof Point> {
   return point;
 }
 
-/** A copy of `point` with its own eager table of `width` (noble keeps one table per point object). */
-function tabled(point: InstanceType<typeof Point>, width: number): InstanceType<typeof Point> {
-  const copy = Point.fromAffine(point.toAffine());
-  copy.precompute(width, false);
-  return copy;
-}
 const MISMATCH = 'signature does not recover to the credential address';
 
 export interface RecoveryChecker {
@@ -105,8 +99,12 @@ export function createRecoveryChecker(publicKey: Uint8Array, now: () => number =
   } catch (cause) {
     throw new SigningError('secp256k1 public key is not a point on the curve', { cause });
   }
+  Q.precompute(NARROW, false);
   let width = NARROW;
-  let key = tabled(Q, width);
+  // The tables in use: the shared base point's, and this key's (a wide one on a copy of Q, as
+  // noble keeps one table per point object).
+  let g = base(NARROW);
+  let key = Q;
   let windowStart = -Infinity;
   let inWindow = 0;
   const address = addressFromPublicKey(publicKey);
@@ -118,9 +116,17 @@ export function createRecoveryChecker(publicKey: Uint8Array, now: () => number =
     recover(digest: Uint8Array, r: bigint, s: bigint): 0 | 1 {
       if (width === NARROW) {
         const t = now();
-        if (t - windowStart > BUSY_WINDOW_MS) [windowStart, inWindow] = [t, 0];
+        if (t - windowStart > BUSY_WINDOW_MS) {
+          windowStart = t;
+          inWindow = 0;
+        }
         inWindow += 1;
-        if (inWindow >= BUSY_CHECKS) [width, key] = [WIDE, tabled(Q, WIDE)];
+        if (inWindow >= BUSY_CHECKS) {
+          width = WIDE;
+          g = base(WIDE);
+          key = Point.fromAffine(Q.toAffine());
+          key.precompute(WIDE, false);
+        }
       }
       assertDigest(digest);
       assertScalar('r', r);
@@ -129,7 +135,7 @@ export function createRecoveryChecker(publicKey: Uint8Array, now: () => number =
       const u1 = Fn.mul(digestScalar(digest), sInv);
       const u2 = Fn.mul(r, sInv);
       // multiplyUnsafe accepts 0 (u1 = 0 when e ≡ 0); G and Q both use their wNAF tables.
-      const P = base(width).multiplyUnsafe(u1).add(key.multiplyUnsafe(u2));
+      const P = g.multiplyUnsafe(u1).add(key.multiplyUnsafe(u2));
       if (P.is0()) throw new SigningError(MISMATCH);
       const { x, y } = P.toAffine();
       if (x !== r) {
