@@ -12,15 +12,7 @@
 import { buildConfig } from '../../src/config/config';
 import { readEnv, type RawSettings } from '../../src/config/env';
 import { AppContext, type ContextOptions } from '../../src/context';
-import { startService, type RunningService } from '../../src/service/server';
-
-/** The service with a kind or an engine of the test's own; the catalogue is synced first, so their credentials are read by this service. */
-export async function startInProcessService(home: string, registered: Pick<ContextOptions, 'kinds' | 'engines'>): Promise<{ ctx: AppContext; service: RunningService }> {
-  const config = buildConfig(readEnv({}), {}, { home, port: 0, workers: 0 });
-  const ctx = new AppContext(config, { config, withRequests: true, stderr: { write: () => true } as unknown as NodeJS.WritableStream, ...registered });
-  await ctx.sync();
-  return { ctx, service: await startService(ctx) };
-}
+import { startService } from '../../src/service/server';
 
 /** What a test of the HTTP API reads of a running service, in this process: startServiceProcess's shape without the child. */
 export interface InProcessService {
@@ -33,12 +25,17 @@ export interface InProcessService {
   stop(): Promise<void>;
 }
 
-/** The built-in service of `home` (paired beforehand, by the CLI as a user would), with `settings` as serve's flags give them. */
-export async function startServiceInProcess(o: { home: string; settings?: RawSettings }): Promise<InProcessService> {
+/**
+ * The service of `home` (paired beforehand, by the CLI as a user would), with `settings` as serve's
+ * flags give them, and the test's own kinds or engines beside the built-in ones: the catalogue is
+ * synced first then, so their credentials are read by this service, not by the CLI that paired it.
+ */
+export async function startServiceInProcess(o: { home: string; settings?: RawSettings } & Pick<ContextOptions, 'kinds' | 'engines'>): Promise<InProcessService> {
   const config = buildConfig(readEnv({}), { ...o.settings, home: o.home }, { port: 0, workers: 0 });
   let printed = '';
   const stderr = { write: (chunk: string | Uint8Array) => ((printed += chunk.toString()), true) } as unknown as NodeJS.WritableStream;
-  const ctx = new AppContext(config, { config, withRequests: true, stderr });
+  const ctx = new AppContext(config, { config, withRequests: true, stderr, kinds: o.kinds, engines: o.engines });
+  if (o.kinds || o.engines) await ctx.sync();
   const service = await startService(ctx);
   return { url: service.url, port: service.port, ctx, output: () => printed, stop: () => service.close(1000) };
 }

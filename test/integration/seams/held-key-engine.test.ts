@@ -18,10 +18,9 @@ import { recoverAddress, Signature } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256DigestInfo } from '../../../src/der/keys';
 import { SigningError } from '../../../src/domain/errors';
-import type { RunningService } from '../../../src/service/server';
 import type { EngineDefinition, KeyAlgorithm } from '../../../src/signing/engines';
 import { smallPdf } from '../../helpers/api-fixtures';
-import { startInProcessService } from '../../helpers/in-process-service';
+import { startServiceInProcess, type InProcessService } from '../../helpers/in-process-service';
 import { createNssTrustDb, runPdfsig } from '../../helpers/pdf-tools';
 import { startPlatformDouble, type PlatformDouble } from '../../helpers/platform-double';
 import { authed, waitForResult } from '../../helpers/service-process';
@@ -74,7 +73,7 @@ function highSHash(scalar: Uint8Array): string {
 describe('an engine added in one file (issue 29)', () => {
   const tmp = makeTmpHome('localsign-held-key-');
   let double: PlatformDouble;
-  let service: RunningService;
+  let service: InProcessService;
   let call: Call;
   let nssDir: string;
 
@@ -90,12 +89,12 @@ describe('an engine added in one file (issue 29)', () => {
     await double.control.upsertCredential({ credential_key: 'held-p256', type: 'pades', name: 'Held P-256', engine: 'held-key', default_design_key: double.keys.designs.standard, certificate_chain: double.keys.p256.chain_base64 });
     await double.control.upsertCredential({ credential_key: 'held-wallet', type: 'evm', name: 'Held wallet', engine: 'held-key', default_design_key: null, address: double.walletAddress });
     // The registration: one entry, as BUILT_IN_ENGINES lists the chip and the platform.
-    ({ service } = await startInProcessService(tmp.home, { engines: [heldKeyEngine] }));
+    service = await startServiceInProcess({ home: tmp.home, engines: [heldKeyEngine] });
     call = authed(service.url, wrapperFor(tmp.home));
     nssDir = await createNssTrustDb(mkdtempSync(join(tmp.home, 'nss-')), [readFileSync(double.rootDerPath)]);
   });
   afterAll(async () => {
-    await service?.close(1000);
+    await service?.stop();
     await double?.stop();
     tmp.cleanup();
   });

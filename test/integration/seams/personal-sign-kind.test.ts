@@ -17,10 +17,9 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { hashMessage, verifyMessage } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHIP_PIN_DESCRIPTION } from '../../../src/domain/request-body';
-import type { RunningService } from '../../../src/service/server';
 import { evmCredentialOf, evmCredentials, kindRoute, signRecoverable, type SignatureKind } from '../../../src/signing/kinds';
 import type { KindParams } from '../../../src/store/request-store';
-import { startInProcessService } from '../../helpers/in-process-service';
+import { startServiceInProcess, type InProcessService } from '../../helpers/in-process-service';
 import { startPlatformDouble, type PlatformDouble } from '../../helpers/platform-double';
 import { authed, initEmbeddedWithWrapper, waitForResult } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
@@ -81,7 +80,7 @@ const personalSignKind: SignatureKind<PersonalSignParams> = {
 const MESSAGE = '0x' + Buffer.from('a 32-byte message, signed once..').toString('hex');
 
 /** The service of `home` in this process, with the kind registered: one entry, as BUILT_IN_KINDS lists PAdES and EVM. */
-const serviceWithKind = async (home: string) => (await startInProcessService(home, { kinds: [personalSignKind] })).service;
+const serviceWithKind = (home: string) => startServiceInProcess({ home, kinds: [personalSignKind] });
 
 async function signMessage(call: Call, credentialKey: string): Promise<Record<string, unknown>> {
   const id = await accept(call, '/v1/personal/sign', { message_hex: MESSAGE, credential_key: credentialKey });
@@ -93,7 +92,7 @@ async function signMessage(call: Call, credentialKey: string): Promise<Record<st
 describe('a kind added in one file (issue 29)', () => {
   describe('signed by the software chip (embedded platform)', () => {
     const tmp = makeTmpHome('localsign-personal-chip-');
-    let service: RunningService;
+    let service: InProcessService;
     let call: Call;
     let wallet: string;
     let pades: string;
@@ -107,7 +106,7 @@ describe('a kind added in one file (issue 29)', () => {
       pades = credentials.find((c) => c.type === 'pades')!.credential_key;
     });
     afterAll(async () => {
-      await service?.close(1000);
+      await service?.stop();
       tmp.cleanup();
     });
 
@@ -135,7 +134,7 @@ describe('a kind added in one file (issue 29)', () => {
   describe('signed by the remote platform (the platform double)', () => {
     const tmp = makeTmpHome('localsign-personal-platform-');
     let double: PlatformDouble;
-    let service: RunningService;
+    let service: InProcessService;
     let call: Call;
 
     beforeAll(async () => {
@@ -147,7 +146,7 @@ describe('a kind added in one file (issue 29)', () => {
       call = authed(service.url, creds);
     });
     afterAll(async () => {
-      await service?.close(1000);
+      await service?.stop();
       await double?.stop();
       tmp.cleanup();
     });
