@@ -34,6 +34,16 @@ describe('the vendor bundle (dist/localsign-vendor.cjs)', () => {
     expect(sea.assets['localsign-vendor.cjs']).toBe('dist/localsign-vendor.cjs');
   });
 
+  it("builds fontkit's Brotli dictionary on first use, not as the bundle loads (build/vendor/fontkit-lazy-brotli.mjs)", () => {
+    assertBundle();
+    const vendor = readFileSync(join(DIST, 'localsign-vendor.cjs'), 'utf8');
+    // fontkit builds it in one statement; in the build it stands only inside the getter.
+    const calls = [...vendor.matchAll(/dictionary\.init\(BrotliDecompressBuffer\);/g)];
+    expect(calls).toHaveLength(1);
+    const before = vendor.slice(calls[0]!.index - 400, calls[0]!.index);
+    expect(before).toMatch(/Object\.defineProperty\(dictionary, "dictionary", \{ configurable: true, enumerable: true, get: function\(\) \{/);
+  });
+
   it('hands the stamp font over as it is: no per-byte getters from the CommonJS interop', () => {
     // As a CommonJS export the 760 KB Uint8Array went through esbuild's __toESM, which defined a
     // getter for each index: 1.5 s and hundreds of MB on the first stamp of every start.
