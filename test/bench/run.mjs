@@ -2,7 +2,7 @@
 // would: the built service as its own process, timed from outside (spawn to the first healthy
 // /health; POST to the result in the client's hands; clients that long-poll or poll as the spec
 // says). Never part of `npm test`. Prints one line per figure against its target, with the
-// machine and the inputs, and writes the same to bench-results.json. Rows: startup desk pades evm
+// machine and the inputs, and writes the same to bench-results.json. Rows: startup desk first pades evm
 // idle results heap large compare engine evm-crypto stamp der ltv journal audit (all when none is named).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -82,6 +82,20 @@ try {
     for (let i = 0; i < 3; i += 1) await longPoll(c, (await c.post('/v1/pades/sign', smallBody)).request_id);
   };
 
+  /** One signature (a small PDF or an EVM hash) on a new connection, POST to DONE with the long poll, ms. */
+  const once = async (url, kind) => {
+    const c = client(url, creds);
+    try {
+      const t = performance.now();
+      const body = kind === 'pdf' ? smallBody : { tx_hash: '0x' + Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex'), credential_key: evm, chain_id: 1 };
+      const r = await longPoll(c, (await c.post(kind === 'pdf' ? '/v1/pades/sign' : '/v1/blockchain/sign', body)).request_id);
+      if (r.status !== 'DONE') throw new Error(JSON.stringify(r).slice(0, 300));
+      return performance.now() - t;
+    } finally {
+      c.close();
+    }
+  };
+
   if (want('startup')) {
     // Node's own start, the floor under the bundle's figure.
     const bare = [];
@@ -122,21 +136,6 @@ try {
     for (let i = 0; i < 5; i += 1) bare.push(await wholeProcess(process.execPath, ['-e', '0']));
     record('  desk: Node itself, node -e 0, p50 of 5', ms(median(bare)), 'ms', '(info: a slow machine, or a slow service?)');
     const longIdle = Number(process.env.BENCH_DESK_IDLE ?? 180);
-    const firstOf = async (c, kind) => {
-      const t = performance.now();
-      const body = kind === 'pdf' ? smallBody : { tx_hash: '0x' + Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex'), credential_key: evm, chain_id: 1 };
-      const r = await longPoll(c, (await c.post(kind === 'pdf' ? '/v1/pades/sign' : '/v1/blockchain/sign', body)).request_id);
-      if (r.status !== 'DONE') throw new Error(JSON.stringify(r).slice(0, 300));
-      return performance.now() - t;
-    };
-    const once = async (url, kind) => {
-      const c = client(url, creds);
-      try {
-        return await firstOf(c, kind);
-      } finally {
-        c.close();
-      }
-    };
     // VmRSS counts the pages the service and its PDF worker share (the Node runtime) in each; the
     // proportional size (Pss) counts them once, which says how much of the sum that is.
     const shared = (pid) => {
@@ -161,6 +160,24 @@ try {
       await sleep(3000);
       record(`desk: first ${label} 3 s after start`, ms(await once(later.url, kind)), 'ms', ['<=', target]);
       await later.stop();
+    }
+  }
+
+  if (want('first')) {
+    // The first signature at once after start, over BENCH_STARTS starts (default 7) of each kind:
+    // the desk row's first figure as a median, steady enough to compare two builds
+    // (BENCH_BUNDLE=<the other build's dist/localsign.cjs> for the other run).
+    const starts = Number(process.env.BENCH_STARTS ?? 7);
+    for (const [kind, label, target] of [['pdf', 'small PDF', 60], ['evm', 'EVM hash', 25]]) {
+      const firsts = [];
+      const ups = [];
+      for (let i = 0; i < starts; i += 1) {
+        const s = await startService(BUNDLE, home);
+        ups.push(s.startupMs);
+        firsts.push(await once(s.url, kind));
+        await s.stop();
+      }
+      record(`first ${label} at once after start, p50 of ${starts} starts`, ms(median(firsts)), 'ms', ['<=', target], `start-up p50 ${ms(median(ups))} ms; each: ${firsts.map(Math.round).join(', ')}`);
     }
   }
 
