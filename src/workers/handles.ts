@@ -25,6 +25,23 @@ import { nodeOptionsValue, pdfWorkerOptions } from './sandbox';
  */
 export const PDF_WORKER_RETIRE_ABOVE_MB = 192;
 
+/**
+ * A PDF worker's young generation, kept small: V8 grows it to two semi-spaces of 16 MiB under
+ * load and keeps them resident once the load is over. /proc/PID/smaps of a PDF worker 3 s after
+ * 16 clients signing small PDFs held 44 MiB of V8 pages at the default and 20 MiB with semi-spaces
+ * of 2 MiB, with no fewer PDFs a second (`node test/bench/run.mjs pades idle` prints both). The
+ * objects a task makes live for the task; a larger document's arrays are large objects, outside the
+ * young generation.
+ */
+export const WORKER_SEMI_SPACE_MB = 2;
+/**
+ * A signing thread's young generation (Node sets a thread's as a whole): at 16 MiB, V8 makes its
+ * new space two semi-spaces of 8 MiB, half of its default. Smaller cost EVM throughput: builds that differed only in this figure gave,
+ * in `BENCH_SECONDS=6 node test/bench/run.mjs evm` run in turn twice, 1,001 and 1,260/s at 6 MiB,
+ * 1,397 and 1,397/s at 16 MiB, and 1,342 and 1,434/s with V8's default.
+ */
+export const THREAD_YOUNG_GENERATION_MB = 16;
+
 /** Why a worker ended without being asked to. */
 export type WorkerGone = { limit: 'memory' } | { message: string; cause?: unknown };
 
@@ -53,7 +70,7 @@ export type StartWorker = (events: WorkerEvents) => WorkerHandle;
  */
 export function threadStarter(entry: NonNullable<WorkerEntry>, role: string): StartWorker {
   return (events) => {
-    const options = { workerData: { role }, env: workerEnvironment() };
+    const options = { workerData: { role }, env: workerEnvironment(), resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB } };
     const worker = entry.kind === 'file' ? new Worker(entry.path, options) : new Worker(entry.code, { ...options, eval: true });
     worker.on('online', () => events.ready());
     worker.on('message', (m) => events.message(m));
@@ -80,7 +97,7 @@ const OUT_OF_MEMORY = /heap out of memory|Allocation failed|Reached heap limit/i
  */
 export function processStarter(entry: ProcessEntry, o: { heapMb: number; scratchDir: () => string; exited?: (pid: number) => void }): StartWorker {
   return (events) => {
-    const options = pdfWorkerOptions({ heapMb: o.heapMb, nodeVersion: process.versions.node, readFolders: entry.script ? [dirname(entry.script)] : [], scratch: o.scratchDir() });
+    const options = pdfWorkerOptions({ heapMb: o.heapMb, semiSpaceMb: WORKER_SEMI_SPACE_MB, nodeVersion: process.versions.node, readFolders: entry.script ? [dirname(entry.script)] : [], scratch: o.scratchDir() });
     const child: ChildProcess = spawn(entry.command, entry.args, {
       env: workerEnvironment({ NODE_OPTIONS: nodeOptionsValue(options) }),
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

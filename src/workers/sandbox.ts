@@ -48,12 +48,13 @@ function folderGrants(flag: string, folders: string[]): string[] {
 }
 
 /**
- * The options a PDF worker starts with: its heap limit, then the permission model with reads of
+ * The options a PDF worker starts with: its heap limit and the size of its young generation's
+ * semi-spaces (handles.ts WORKER_SEMI_SPACE_MB), then the permission model with reads of
  * `readFolders` and `scratch`, writes of `scratch` only (one flag per path: a comma separated them
  * only in the first Node 20 releases, nodejs/node#49047).
  */
-export function pdfWorkerOptions(o: { heapMb: number; nodeVersion: string; readFolders: string[]; scratch: string }): string[] {
-  const options = [`--max-old-space-size=${o.heapMb}`];
+export function pdfWorkerOptions(o: { heapMb: number; semiSpaceMb: number; nodeVersion: string; readFolders: string[]; scratch: string }): string[] {
+  const options = [`--max-old-space-size=${o.heapMb}`, `--max-semi-space-size=${o.semiSpaceMb}`];
   const permission = permissionFlags(o.nodeVersion);
   if (!permission) return options;
   return [...options, ...permission, ...folderGrants('--allow-fs-read', [...o.readFolders, o.scratch]), ...folderGrants('--allow-fs-write', [o.scratch])];

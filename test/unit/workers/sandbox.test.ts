@@ -6,11 +6,12 @@
  * and of the single executable: test/integration/lifecycle/pdf-worker-sandbox.test.ts and
  * test/integration/sea/.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerEnvironment } from '../../../src/config/env';
-import { processStarter, threadStarter, type WorkerHandle } from '../../../src/workers/handles';
+import { processStarter, THREAD_YOUNG_GENERATION_MB, threadStarter, WORKER_SEMI_SPACE_MB, type WorkerHandle } from '../../../src/workers/handles';
 import { nodeOptionsValue, pdfWorkerOptions, permissionFlags } from '../../../src/workers/sandbox';
 import { tempDir } from '../../helpers/temp-dir';
 
@@ -103,6 +104,55 @@ describe('the environment and files a worker has', () => {
   });
 });
 
+/**
+ * Allocates as a burst of tasks does (short-lived objects, a share of them kept a while), then
+ * answers with the size of V8's new space (its two semi-spaces): what stays resident after it.
+ */
+const YOUNG = `
+const v8 = require('node:v8');
+const young = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+function burst() {
+  let kept = [];
+  for (let round = 0; round < 20; round += 1) {
+    const made = [];
+    for (let i = 0; i < 100000; i += 1) made.push({ i, s: 'x' + i });
+    kept.push(made.slice(0, 10000));
+  }
+  kept = null;
+  return young();
+}
+if (require('node:worker_threads').parentPort) {
+  const port = require('node:worker_threads').parentPort;
+  port.on('message', () => port.postMessage({ young: burst() }));
+} else {
+  process.on('message', () => process.send({ young: burst() }));
+  if (process.send) process.send({ ready: 'localsign-worker' });
+  else console.log(burst());
+}
+`;
+
+describe('the young generation a worker keeps after a burst (handles.ts WORKER_SEMI_SPACE_MB)', () => {
+  const MiB = 2 ** 20;
+  let dir: string;
+  beforeAll(() => {
+    dir = tempDir('localsign-young-');
+    writeFileSync(join(dir, 'young.cjs'), YOUNG);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a plain Node grows it to 32 MiB on this allocation (what the limits are for)', () => {
+    expect(Number(execFileSync(process.execPath, [join(dir, 'young.cjs')], { encoding: 'utf8' }))).toBeGreaterThan(THREAD_YOUNG_GENERATION_MB * MiB);
+  });
+
+  it('a PDF worker process keeps two semi-spaces of WORKER_SEMI_SPACE_MB, a signing thread no more than its THREAD_YOUNG_GENERATION_MB (two semi-spaces of 8 MiB)', async () => {
+    const entry = { command: process.execPath, args: [join(dir, 'young.cjs')], script: join(dir, 'young.cjs') };
+    const processAnswer = await ask(processStarter(entry, { heapMb: 256, scratchDir: () => dir }), 'burst');
+    const threadAnswer = await ask(threadStarter({ kind: 'code', code: YOUNG }, 'test'), 'burst');
+    expect(processAnswer.young).toBeLessThanOrEqual(2 * WORKER_SEMI_SPACE_MB * MiB);
+    expect(threadAnswer.young).toBeLessThanOrEqual(THREAD_YOUNG_GENERATION_MB * MiB);
+  });
+});
+
 describe('permissionFlags, nodeOptionsValue', () => {
   it('names the permission model as each runtime does', () => {
     expect(permissionFlags('20.20.2')).toEqual(['--experimental-permission', '--disable-warning=ExperimentalWarning']);
@@ -114,14 +164,15 @@ describe('permissionFlags, nodeOptionsValue', () => {
   });
 
   it('grants each path once (Node 20 aborts on a path granted twice), reads of the bundle and scratch folders, writes of the latter', () => {
-    expect(pdfWorkerOptions({ heapMb: 64, nodeVersion: '20.20.2', readFolders: ['/nonexistent/x'], scratch: '/nonexistent/x' })).toEqual([
+    expect(pdfWorkerOptions({ heapMb: 64, semiSpaceMb: 2, nodeVersion: '20.20.2', readFolders: ['/nonexistent/x'], scratch: '/nonexistent/x' })).toEqual([
       '--max-old-space-size=64',
+      '--max-semi-space-size=2',
       '--experimental-permission',
       '--disable-warning=ExperimentalWarning',
       '--allow-fs-read=/nonexistent/x/*',
       '--allow-fs-write=/nonexistent/x/*',
     ]);
-    expect(pdfWorkerOptions({ heapMb: 64, nodeVersion: '18.19.0', readFolders: [], scratch: '/nonexistent/x' })).toEqual(['--max-old-space-size=64']);
+    expect(pdfWorkerOptions({ heapMb: 64, semiSpaceMb: 2, nodeVersion: '18.19.0', readFolders: [], scratch: '/nonexistent/x' })).toEqual(['--max-old-space-size=64', '--max-semi-space-size=2']);
   });
 
   it('quotes each option, backslashes and quotes escaped as node reads them', () => {
