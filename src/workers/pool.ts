@@ -87,9 +87,13 @@ const PIPELINE_DEPTH = 4;
 /**
  * A desktop agent runs all day beside the user's applications, so its idle footprint counts: a
  * worker with nothing to do for this long ends (beyond the `keep` ones once keepWarm was called),
- * and the next task starts one again.
+ * and the next task starts one again. The service keeps one of each kind warm, so a worker past
+ * those was started for a burst of concurrent work, and its memory (a PDF worker process after a
+ * load holds about 90 MiB) is let go within seconds of the burst's end; a burst that comes back
+ * later pays a worker's start (about 250 ms of CPU, off the first request's path only when the
+ * kept worker can take it).
  */
-const DEFAULT_IDLE_MS = 30_000;
+export const DEFAULT_IDLE_MS = 2_000;
 /**
  * A worker that has not said it listens after this long is ended, and its tasks fail with an
  * error that names the worker, not the document: a start that hangs is the machine's fault.

@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialKeys, HASH_A, postJson, smallPdf } from '../../helpers/api-fixtures';
 import { authed, initEmbeddedWithWrapper, startServiceProcess, waitForResult, type ServiceProcess } from '../../helpers/service-process';
 import { makeTmpHome } from '../../helpers/tmp-home';
+import { DEFAULT_IDLE_MS } from '../../../src/workers/pool';
 
 /**
  * The person who signs now and then: a PDF worker process and a signing thread are started beside
- * the service and kept, so a signature after the idle timeout (30 s) starts no process or thread
+ * the service and kept, so a signature after the idle timeout (pool.ts DEFAULT_IDLE_MS) starts no process or thread
  * on its request's path. Read from outside: the service's child processes and its thread count
  * (/proc), before and after the idle period and the signatures. Not timed.
  */
@@ -41,7 +42,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(process.platform !== 'linux')('workers kept warm', () => {
-  it('a PDF worker is started with the service, and after 32 s idle a signature starts no process or thread', async () => {
+  it('a PDF worker is started with the service, and after the idle timeout a signature starts no process or thread', async () => {
     const pid = svc.child.pid!;
     // Started beside the service, before any request.
     for (let i = 0; i < 100 && children(pid).length === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
@@ -57,10 +58,10 @@ describe.skipIf(process.platform !== 'linux')('workers kept warm', () => {
     };
     await signBoth();
     // Past the idle timeout: workers started for the burst have ended, the kept ones are there.
-    await new Promise((r) => setTimeout(r, 32_000));
+    await new Promise((r) => setTimeout(r, DEFAULT_IDLE_MS + 2_000));
     const idle = { children: children(pid), threads: threads(pid) };
     expect(idle.children).toHaveLength(1);
     await signBoth();
     expect({ children: children(pid), threads: threads(pid) }).toEqual(idle);
-  }, 90_000);
+  }, 60_000);
 });
