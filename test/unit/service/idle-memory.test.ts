@@ -5,7 +5,7 @@ import { IDLE_COLLECTOR_LIMITS, idleTick, type IdleCollectorState } from '../../
 /** Issue 18, idle RSS after load: one full collection once work is over, never during it. */
 describe('the idle collector', () => {
   const run = (cpuPerTick: number[]) => {
-    let state: IdleCollectorState = { workSinceCollect: 0, lastCpu: 0 };
+    let state: IdleCollectorState = { workSinceCollect: 0, lastCpu: 0, settling: null };
     let cpu = 0;
     return cpuPerTick.map((used) => {
       cpu += used;
@@ -14,8 +14,10 @@ describe('the idle collector', () => {
       return collect;
     });
   };
-  const busy = 3_000_000; // 3 s of CPU in a 5 s tick
+  const busy = 1_500_000; // both cores busy through a 1 s tick
   const idle = 5_000;
+  const settle = IDLE_COLLECTOR_LIMITS.settleTicks;
+  const idleTicks = (n: number) => Array<number>(n).fill(idle);
 
   it('a service that only started and sits idle collects nothing', () => {
     expect(run([200_000, idle, idle, idle])).toEqual([false, false, false, false]);
@@ -23,6 +25,18 @@ describe('the idle collector', () => {
 
   it('under load, never; on the first idle tick after it, once; again only after new work', () => {
     expect(run([busy, busy, idle, idle, idle, busy, idle, idle])).toEqual([false, false, true, false, false, false, true, false]);
+  });
+
+  it('a second collection follows the first once the service has stayed idle settleTicks more ticks, and only one', () => {
+    const decisions = run([busy, ...idleTicks(settle * 3)]);
+    expect(decisions.flatMap((d, i) => (d ? [i] : []))).toEqual([1, 1 + settle]);
+  });
+
+  it('a busy tick when the second is due puts it off to the next idle tick; a new burst starts over', () => {
+    const light = IDLE_COLLECTOR_LIMITS.idleCpu + 1;
+    expect(run([busy, ...idleTicks(settle), light, idle, idle]).flatMap((d, i) => (d ? [i] : []))).toEqual([1, settle + 2]);
+    // A burst before the second is due: a first collection after it, its second settleTicks later.
+    expect(run([busy, idle, busy, ...idleTicks(settle + 2)]).flatMap((d, i) => (d ? [i] : []))).toEqual([1, 3, 3 + settle]);
   });
 
   it('light steady traffic (a request now and then) collects once its CPU adds up, on a quiet tick', () => {
