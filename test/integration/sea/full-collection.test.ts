@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectionOptions } from '../../../src/config/full-collection';
+import { ALLOCATION_BURST } from '../../helpers/allocation-burst';
 import { ensureLinuxSea } from '../../helpers/sea-build';
 import { tempDir } from '../../helpers/temp-dir';
 
@@ -20,13 +21,8 @@ const BURST = `
 const v8 = require('node:v8');
 const { fullCollection } = require('./full-collection.cjs');
 const space = (name) => v8.getHeapSpaceStatistics().find((s) => s.space_name === name);
-let kept = [];
-for (let round = 0; round < 30; round += 1) {
-  const made = [];
-  for (let i = 0; i < 200000; i += 1) made.push({ i, s: 'x' + i });
-  kept.push(made.slice(0, 20000));
-}
-kept = null;
+${ALLOCATION_BURST}
+allocationBurst(30);
 const before = space('old_space').space_used_size;
 fullCollection()();
 console.log(JSON.stringify({ before, old: space('old_space').space_used_size, young: space('new_space').space_size }));

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerEnvironment } from '../../../src/config/env';
 import { processStarter, THREAD_YOUNG_GENERATION_MB, threadStarter, WORKER_SEMI_SPACE_MB, type WorkerHandle } from '../../../src/workers/handles';
 import { nodeOptionsValue, pdfWorkerOptions, permissionFlags } from '../../../src/workers/sandbox';
+import { ALLOCATION_BURST } from '../../helpers/allocation-burst';
 import { tempDir } from '../../helpers/temp-dir';
 
 const SECRETS = { SIGNING_PIN: '0000-secret-pin', LOCALSIGN_SECRET: 'wsec_secret', HTTPS_PROXY: 'http://user:password@proxy:3128' };
@@ -105,20 +106,15 @@ describe('the environment and files a worker has', () => {
 });
 
 /**
- * Allocates as a burst of tasks does (short-lived objects, a share of them kept a while), then
- * answers with the size of V8's new space (its two semi-spaces): what stays resident after it.
+ * Allocates as a burst of tasks does (helpers/allocation-burst.ts), then answers with the size of
+ * V8's new space (its two semi-spaces): what stays resident after it.
  */
 const YOUNG = `
 const v8 = require('node:v8');
 const young = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+${ALLOCATION_BURST}
 function burst() {
-  let kept = [];
-  for (let round = 0; round < 20; round += 1) {
-    const made = [];
-    for (let i = 0; i < 100000; i += 1) made.push({ i, s: 'x' + i });
-    kept.push(made.slice(0, 10000));
-  }
-  kept = null;
+  allocationBurst(10);
   return young();
 }
 if (require('node:worker_threads').parentPort) {
