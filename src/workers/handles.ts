@@ -36,9 +36,10 @@ export const PDF_WORKER_RETIRE_ABOVE_MB = 192;
 export const WORKER_SEMI_SPACE_MB = 2;
 /**
  * A signing thread's young generation (Node sets a thread's as a whole): at 16 MiB, V8 makes its
- * new space two semi-spaces of 8 MiB, half of its default. Smaller cost EVM throughput: builds that differed only in this figure gave,
- * in `BENCH_SECONDS=6 node test/bench/run.mjs evm` run in turn twice, 1,001 and 1,260/s at 6 MiB,
- * 1,397 and 1,397/s at 16 MiB, and 1,342 and 1,434/s with V8's default.
+ * new space two semi-spaces of 8 MiB, half of its default. Smaller cost EVM throughput: builds
+ * that differed only in this figure gave, in `BENCH_SECONDS=6 node test/bench/run.mjs evm` run in
+ * turn twice, 1,001 and 1,260/s at 6 MiB, 1,397 and 1,397/s at 16 MiB, and 1,342 and 1,434/s with
+ * V8's default.
  */
 export const THREAD_YOUNG_GENERATION_MB = 16;
 
