@@ -23,8 +23,13 @@ import { fullCollection } from '../config/full-collection';
 export interface IdleCollectorState {
   /** CPU the process used since the last collection (or the start), µs. */
   workSinceCollect: number;
-  /** The last CPU reading (user + system), µs. */
-  lastCpu: number;
+  /**
+   * The last CPU reading (user + system), µs; null before the first tick. The service starts the
+   * collector with null: its own start's tail (the signing thread's warm-up, about 200 ms of CPU
+   * after the listener) is not a burst. Counted, it brought a collection 1 to 3 s after start that
+   * gave back 2 MiB, and the first PDF 3 s after start sometimes waited tens of ms for it.
+   */
+  lastCpu: number | null;
   /** Ticks since a burst's first collection, while its second is still to come; null when none is. */
   settling: number | null;
 }
@@ -49,6 +54,7 @@ const TICK_MS = 1_000;
 
 /** One tick: whether to collect now, and the state after it. Pure, for the unit test. */
 export function idleTick(state: IdleCollectorState, cpuNow: number, limits: IdleCollectorLimits = IDLE_COLLECTOR_LIMITS): { collect: boolean; next: IdleCollectorState } {
+  if (state.lastCpu === null) return { collect: false, next: { ...state, lastCpu: cpuNow } };
   const used = Math.max(0, cpuNow - state.lastCpu);
   const idle = used <= limits.idleCpu;
   const workSinceCollect = state.workSinceCollect + used;
@@ -71,7 +77,7 @@ const cpuMicros = () => {
  */
 export function startIdleCollector(): { stop(): void } {
   let gc: (() => void) | null | undefined;
-  let state: IdleCollectorState = { workSinceCollect: 0, lastCpu: cpuMicros(), settling: null };
+  let state: IdleCollectorState = { workSinceCollect: 0, lastCpu: null, settling: null };
   const timer = setInterval(() => {
     const { collect, next } = idleTick(state, cpuMicros());
     state = next;

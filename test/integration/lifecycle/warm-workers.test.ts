@@ -7,9 +7,9 @@ import { DEFAULT_IDLE_MS } from '../../../src/workers/pool';
 
 /**
  * The person who signs now and then: a PDF worker process and a signing thread are started beside
- * the service and kept, so a signature after the idle timeout (pool.ts DEFAULT_IDLE_MS) starts no process or thread
- * on its request's path. Read from outside: the service's child processes and its thread count
- * (/proc), before and after the idle period and the signatures. Not timed.
+ * the service and kept, so a signature after the idle timeout (pool.ts DEFAULT_IDLE_MS) starts no
+ * process or thread on its request's path. Read from outside: the service's child processes and
+ * its thread count (/proc), before and after the idle period and the signatures. Not timed.
  */
 let tmp: ReturnType<typeof makeTmpHome>;
 let svc: ServiceProcess;

@@ -20,7 +20,19 @@ describe('the idle collector', () => {
   const idleTicks = (n: number) => Array<number>(n).fill(idle);
 
   it('a service that only started and sits idle collects nothing', () => {
-    expect(run([200_000, idle, idle, idle])).toEqual([false, false, false, false]);
+    expect(run([IDLE_COLLECTOR_LIMITS.workCpu / 2, idle, idle, idle])).toEqual([false, false, false, false]);
+  });
+
+  it("the start's own work, before the first tick, is not counted: the first tick only reads the CPU", () => {
+    let state: IdleCollectorState = { workSinceCollect: 0, lastCpu: null, settling: null };
+    const decisions: boolean[] = [];
+    for (const cpu of [busy, busy + idle, busy + 2 * idle]) {
+      const { collect, next } = idleTick(state, cpu);
+      decisions.push(collect);
+      state = next;
+    }
+    expect(decisions).toEqual([false, false, false]);
+    expect(state.workSinceCollect).toBe(2 * idle);
   });
 
   it('under load, never; on the first idle tick after it, once; again only after new work', () => {
