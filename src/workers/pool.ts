@@ -89,9 +89,9 @@ const PIPELINE_DEPTH = 4;
  * worker with nothing to do for this long ends (beyond the `keep` ones once keepWarm was called),
  * and the next task starts one again. The service keeps one of each kind warm, so a worker past
  * those was started for a burst of concurrent work, and its memory (a PDF worker process after a
- * load holds about 90 MiB) is let go within seconds of the burst's end; a burst that comes back
- * later pays a worker's start (about 250 ms of CPU, off the first request's path only when the
- * kept worker can take it).
+ * load holds about 90 MiB) is let go within seconds of the burst's end. A burst that comes back
+ * later starts them again, and the tasks posted to a worker still starting wait for it (a PDF
+ * worker's start is about 250 ms of CPU), as they did after 30 s idle before.
  */
 export const DEFAULT_IDLE_MS = 2_000;
 /**
