@@ -22,15 +22,24 @@ export function collectionOptions(v8Version: string): CollectionOptions | null {
   return major >= 12 ? { type: 'major', execution: 'sync', flavor: 'last-resort' } : null;
 }
 
+/** The collection, once made (undefined: not yet; null: this runtime refuses). */
+let made: (() => void) | null | undefined;
+
 /**
  * V8's full collection, as `--expose-gc` gives it: the flag set at run time takes effect for
  * contexts made after it, so a new context's `gc` is the function (the process's own global is
- * left alone). It runs with collectionOptions where this runtime has them. Null where the runtime
- * refuses, and then nothing is collected. Used by the service once a burst of work is over
- * (service/idle-memory.ts), and by a PDF worker after its warm-up and when it let go of a large
- * buffer (workers/document-tasks.ts).
+ * left alone). It runs with collectionOptions where this runtime has them. Made on the first call,
+ * off the way to the first /health, and the same function after (one context, not one per call).
+ * Null where the runtime refuses, and then nothing is collected. Used by the service once a burst
+ * of work is over (service/idle-memory.ts), and by a PDF worker after its warm-up and when it let
+ * go of a large buffer (workers/document-tasks.ts).
  */
 export function fullCollection(): (() => void) | null {
+  if (made === undefined) made = makeCollection();
+  return made;
+}
+
+function makeCollection(): (() => void) | null {
   try {
     setFlagsFromString('--expose-gc');
     const gc: unknown = runInNewContext('gc');

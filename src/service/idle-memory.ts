@@ -71,18 +71,14 @@ const cpuMicros = () => {
   return u.user + u.system;
 };
 
-/**
- * Starts the idle collector (an unref'd timer); `stop` ends it. The collection function is made
- * at the first collection, off the way to the first /health.
- */
+/** Starts the idle collector (an unref'd timer); `stop` ends it. */
 export function startIdleCollector(): { stop(): void } {
-  let gc: (() => void) | null | undefined;
   let state: IdleCollectorState = { workSinceCollect: 0, lastCpu: null, settling: null };
   const timer = setInterval(() => {
     const { collect, next } = idleTick(state, cpuMicros());
     state = next;
     if (!collect) return;
-    if (gc === undefined) gc = fullCollection();
+    const gc = fullCollection();
     if (!gc) return clearInterval(timer);
     gc();
     // The collection's own CPU is not new work.

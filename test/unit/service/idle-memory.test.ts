@@ -62,6 +62,8 @@ describe('the idle collector', () => {
   it('the collection function this runtime gives runs a full collection (so the service really collects)', async () => {
     const gc = fullCollection();
     expect(gc).toBeTypeOf('function');
+    // Made once: the same function after (one V8 context, not one per call).
+    expect(fullCollection()).toBe(gc);
     // A collection frees what is no longer reachable: a weakly held object goes.
     let target: object | null = { big: new Array(1000).fill(0) };
     const ref = new WeakRef(target);
