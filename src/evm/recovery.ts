@@ -100,9 +100,8 @@ export function createRecoveryChecker(publicKey: Uint8Array, now: () => number =
     throw new SigningError('secp256k1 public key is not a point on the curve', { cause });
   }
   Q.precompute(NARROW, false);
-  let width = NARROW;
   // The tables in use: the shared base point's, and this key's (a wide one on a copy of Q, as
-  // noble keeps one table per point object).
+  // noble keeps one table per point object; so `key === Q` while narrow).
   let g = base(NARROW);
   let key = Q;
   let windowStart = -Infinity;
@@ -111,10 +110,10 @@ export function createRecoveryChecker(publicKey: Uint8Array, now: () => number =
   return {
     address,
     get tableWidth() {
-      return width;
+      return key === Q ? NARROW : WIDE;
     },
     recover(digest: Uint8Array, r: bigint, s: bigint): 0 | 1 {
-      if (width === NARROW) {
+      if (key === Q) {
         const t = now();
         if (t - windowStart > BUSY_WINDOW_MS) {
           windowStart = t;
@@ -122,7 +121,6 @@ export function createRecoveryChecker(publicKey: Uint8Array, now: () => number =
         }
         inWindow += 1;
         if (inWindow >= BUSY_CHECKS) {
-          width = WIDE;
           g = base(WIDE);
           key = Point.fromAffine(Q.toAffine());
           key.precompute(WIDE, false);
