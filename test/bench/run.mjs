@@ -42,6 +42,15 @@ function record(name, value, unit, target, input = '') {
   console.log(`${name.padEnd(52)} ${`${value} ${unit}`.padStart(14)}   target ${targetText}${verdict}${input ? `   (${input})` : ''}`);
 }
 
+/**
+ * `; Pss of the same processes N MiB` for a process and those below it: VmRSS counts the pages they
+ * share (their runtime's) in each, Pss once. Empty where the kernel has no smaps_rollup.
+ */
+function pssText(pid) {
+  const pss = treePssMiB(pid);
+  return pss === null ? '' : `; Pss of the same processes ${Math.round(pss)} MiB`;
+}
+
 /** Bundles test/bench/<name> (TypeScript) with esbuild; returns the .cjs path. */
 async function bundleHarness(name) {
   const { build } = await import('esbuild');
@@ -139,12 +148,7 @@ try {
     for (let i = 0; i < 5; i += 1) bare.push(await wholeProcess(process.execPath, ['-e', '0']));
     record('  desk: Node itself, node -e 0, p50 of 5', ms(median(bare)), 'ms', '(info: a slow machine, or a slow service?)');
     const longIdle = Number(process.env.BENCH_DESK_IDLE ?? 180);
-    // VmRSS counts the pages the service and its PDF worker share (the Node runtime) in each; the
-    // proportional size (Pss) counts them once, which says how much of the sum that is.
-    const shared = (pid) => {
-      const pss = treePssMiB(pid);
-      return `${tree(pid).length - 1} worker process(es)${pss === null ? '' : `; Pss of the same processes ${Math.round(pss)} MiB`}`;
-    };
+    const shared = (pid) => `${tree(pid).length - 1} worker process(es)${pssText(pid)}`;
     for (const [kind, label, target] of [['pdf', 'small PDF', 60], ['evm', 'EVM hash', 25]]) {
       const s = await startService(BUNDLE, home);
       const started = performance.now();
@@ -259,15 +263,10 @@ try {
     if (!want('pades') && !want('evm')) console.log('(no load row ran before the idle row: its figures are of a service that only started)');
     await sleep(3_000);
     const peak = Math.round(memoryMiB(svc.child.pid).peak);
-    // Pss beside it: the pages the processes share (their runtime's) counted once, not in each.
-    const pss = () => {
-      const value = treePssMiB(svc.child.pid);
-      return value === null ? '' : `; Pss of the same processes ${Math.round(value)} MiB`;
-    };
-    record('RSS 3 s after the load, service and its workers', Math.round(treeRssMiB(svc.child.pid)), 'MiB', ['<=', 200], `MiB: ${parts()}${pss()}`);
+    record('RSS 3 s after the load, service and its workers', Math.round(treeRssMiB(svc.child.pid)), 'MiB', ['<=', 200], `MiB: ${parts()}${pssText(svc.child.pid)}`);
     record('RSS 3 s after the load, the service process alone', Math.round(memoryMiB(svc.child.pid).rss), 'MiB', ['<=', 120], `its peak ${peak} MiB`);
     await sleep(29_000);
-    record('idle RSS after the load (32 s idle), workers included', Math.round(treeRssMiB(svc.child.pid)), 'MiB', ['<=', 120], `MiB: ${parts()}${pss()}`);
+    record('idle RSS after the load (32 s idle), workers included', Math.round(treeRssMiB(svc.child.pid)), 'MiB', ['<=', 120], `MiB: ${parts()}${pssText(svc.child.pid)}`);
   }
 
   if (want('results')) {
