@@ -325,6 +325,19 @@ parentPort.on('message', (task) => {
     expect(new Set(both.map((r) => r.threadId)).size).toBe(2);
   });
 
+  it('by default, a worker started for a burst is gone within 3 s of its last task (the memory 3 s after a load), the kept one stays', async () => {
+    const p = warmingPool(1);
+    p.keepWarm();
+    await p.run({ id: 'after the warm-up', ms: 1 });
+    const both = await Promise.all([p.run({ id: 'a', ms: 200 }), p.run({ id: 'b', ms: 200 })]);
+    expect(new Set(both.map((r) => r.threadId)).size).toBe(2);
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(p.size).toBe(1);
+    // The one that stayed answers at once: no worker started for it.
+    await p.run({ id: 'later', ms: 1 });
+    expect(p.size).toBe(1);
+  });
+
   it('takes a second task behind the first while it warms, up to its depth, and starts no second worker for it', async () => {
     // Two tasks come while the kept worker warms up (a request behind another): a second worker
     // started for the second would redo the warm-up on the other core, while the service starts.
