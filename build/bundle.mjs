@@ -1,9 +1,10 @@
 // Bundles src/main.ts into dist/localsign-main.cjs, started by dist/localsign.cjs (CONTRACT
 // "bundle": `node dist/localsign.cjs <command>`) with V8's code cache of it, stamping the git commit.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { execFileSync, fork } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { relative, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { oneByteSource } from './one-byte-source.mjs';
 import { fontkitLazyBrotli } from './vendor/fontkit-lazy-brotli.mjs';
@@ -62,6 +63,14 @@ function vendorPlugin(used) {
   };
 }
 const vendored = new Set();
+/**
+ * The PDF worker's code caches (build/pdf-worker-cache.cjs), and the V8 flags a PDF worker starts
+ * with by default (src/workers/sandbox.ts pdfWorkerOptions: the default document memory limit of
+ * src/config/config.ts, src/workers/handles.ts WORKER_SEMI_SPACE_MB). V8 takes a cache only under
+ * the flags it was made with; test/integration/build/launcher.test.ts holds these to the source.
+ */
+const PDF_WORKER_CACHES = ['localsign-pdf-worker.cache', 'localsign-vendor.cache'];
+const PDF_WORKER_V8_FLAGS = ['--max-old-space-size=384', '--max-semi-space-size=2'];
 const commit = process.env.LOCALSIGN_COMMIT || gitCommit();
 /**
  * The release bundle drops every `TEST_FAULT:` block (the LOCALSIGN_TEST_FAULT switch, with which
@@ -79,6 +88,9 @@ const define = {
   __LOCALSIGN_TEST_BUILD__: String(testBuild),
 };
 mkdirSync(out, { recursive: true });
+// V8 checks a code cache against its script's length only: a cache of the last build must never sit
+// beside a new bundle. The PDF worker's are made again below, after both bundles.
+for (const cache of PDF_WORKER_CACHES) rmSync(`${out}/${cache}`, { force: true });
 /** Built beside its target and renamed into place (see below). */
 const besideTarget = (target) => target.replace(/[^/]+$/, (name) => `.${name}.${process.pid}`);
 for (const { entry, target, vendor, launched } of targets) {
@@ -149,6 +161,36 @@ function writeLauncher(main) {
   renameSync(outfile, target);
   console.log(`built ${target} (${[...vendored].sort().join(', ')})`);
 }
+await makePdfWorkerCaches(out);
+
+/**
+ * A PDF worker started from the built launcher by build/pdf-worker-cache.cjs, with the flags PDF
+ * workers start with, given its warm task (what the service gives a worker it keeps ready) and
+ * ended: it writes both caches as it exits.
+ */
+async function makePdfWorkerCaches(dir) {
+  const scratch = mkdtempSync(join(tmpdir(), 'localsign-build-'));
+  try {
+    const child = fork(resolve('build/pdf-worker-cache.cjs'), [resolve(dir)], { execArgv: PDF_WORKER_V8_FLAGS, serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const exited = new Promise((done) => child.on('exit', (code) => done(code)));
+    await new Promise((done, fail) => {
+      child.on('message', (m) => {
+        if (m && m.ready) child.send({ op: 'warm', scratch });
+        else if (m && m.ok) done();
+        else fail(new Error(`the PDF worker's warm-up failed: ${JSON.stringify(m)}`));
+      });
+      child.on('exit', (code) => fail(new Error(`the PDF worker exited (${code}) before its warm-up ended`)));
+    });
+    child.disconnect();
+    const code = await exited;
+    const missing = PDF_WORKER_CACHES.filter((cache) => !existsSync(`${dir}/${cache}`));
+    if (code !== 0 || missing.length > 0) throw new Error(`the PDF worker's code caches were not made (exit ${code}; missing ${missing.join(', ')})`);
+    console.log(`built ${PDF_WORKER_CACHES.map((cache) => `${dir}/${cache}`).join(', ')} (after a warm-up)`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 // What the bundle was stamped with, for the executables' version resource and the installers' names.
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 writeFileSync(`${out}/build-info.json`, JSON.stringify({ version, commit, build: testBuild ? 'test' : 'release' }) + '\n');

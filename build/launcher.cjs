@@ -5,14 +5,22 @@
 // Node's own (a CPU profile of `serve`); from the cache it is read, not compiled. A cache another
 // Node or other flags made is refused by V8 itself, and the bundle is compiled as usual: never an
 // error. The single executable does the same with its own cache (sea-config.json useCodeCache).
+//
+// Started with PDF_WORKER_ARG it is a PDF worker process instead (src/workers/entry.ts): the PDF
+// worker's bundle with its own cache, made by the build after a warm-up run
+// (build/pdf-worker-cache.cjs), so it holds the compiled code of a small PDF's path too.
 'use strict';
-const { readFileSync } = require('node:fs');
+const { existsSync, readFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
 const { join } = require('node:path');
 const vm = require('node:vm');
 
 const MAIN = 'localsign-main.cjs';
 const CACHE = 'localsign-main.cache';
+/** The PDF worker's bundle and its cache; the argument is src/workers/entry.ts PDF_WORKER_ARG. */
+const PDF_WORKER = 'localsign-pdf-worker.cjs';
+const PDF_WORKER_CACHE = 'localsign-pdf-worker.cache';
+const PDF_WORKER_ARG = '__pdf-worker';
 
 /** The bundle as Node wraps a CommonJS module, its first line (the shebang) kept as a comment: the cache is for this text. */
 function wrapped(source) {
@@ -29,11 +37,12 @@ function compile(file, cachedData) {
   });
 }
 
-function start() {
-  const file = join(__dirname, MAIN);
+/** Runs the bundle `name` beside this file as Node runs a CommonJS main module, compiled with the cache `cacheName` when there is one. */
+function run(name, cacheName) {
+  const file = join(__dirname, name);
   let cachedData;
   try {
-    cachedData = readFileSync(join(__dirname, CACHE));
+    cachedData = readFileSync(join(__dirname, cacheName));
   } catch {
     cachedData = undefined;
   }
@@ -41,5 +50,11 @@ function start() {
   compile(file, cachedData).runInThisContext()(mod.exports, createRequire(file), mod, file, __dirname);
 }
 
-module.exports = { MAIN, CACHE, compile };
+function start() {
+  if (process.argv[2] === PDF_WORKER_ARG && existsSync(join(__dirname, PDF_WORKER))) run(PDF_WORKER, PDF_WORKER_CACHE);
+  // Without its own bundle beside it, the service bundle is the PDF worker too (src/main.ts).
+  else run(MAIN, CACHE);
+}
+
+module.exports = { MAIN, CACHE, PDF_WORKER, PDF_WORKER_CACHE, PDF_WORKER_ARG, compile, run };
 if (require.main === module) start();

@@ -2,8 +2,14 @@
 // undici, the stamp font). They live in dist/localsign-vendor.cjs, read on first use: the service
 // answers /health without parsing them (start-up ≤ 150 ms, docs/benchmarks.md). Beside the bundle as a
 // file, or embedded in the single executable as a SEA asset, like the worker bundle.
+//
+// Beside the bundle it is compiled with V8's code cache localsign-vendor.cache when there is one:
+// the build made it in a PDF worker after its warm-up (build/pdf-worker-cache.cjs), under the V8
+// flags PDF workers start with. Any other process (or a PDF worker with another heap limit) has
+// other flags, and V8 refuses the cache: the bundle is then compiled as usual, never an error.
 'use strict';
 const ASSET = 'localsign-vendor.cjs';
+const CACHE = 'localsign-vendor.cache';
 let table = null;
 
 function vendorTable() {
@@ -22,12 +28,29 @@ function vendorTable() {
   } else {
     const path = require('node:path').join(__dirname, ASSET);
     try {
-      table = require(path);
+      table = requireWithCache(path, require('node:path').join(__dirname, CACHE));
     } catch (e) {
       throw new Error(`cannot load ${path}, which dist/localsign.cjs needs beside it for PDF work and the remote platform (${e && e.message})`);
     }
   }
   return table;
+}
+
+/** `require(path)` of a CommonJS file, compiled with the code cache at `cachePath` if there is one (and V8 takes it). */
+function requireWithCache(path, cachePath) {
+  const { readFileSync } = require('node:fs');
+  const vm = require('node:vm');
+  const Module = require('node:module');
+  let cachedData;
+  try {
+    cachedData = readFileSync(cachePath);
+  } catch {
+    cachedData = undefined;
+  }
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${readFileSync(path, 'utf8')}\n})`, { filename: path, cachedData });
+  const mod = { exports: {} };
+  script.runInThisContext()(mod.exports, Module.createRequire(path), mod, path, require('node:path').dirname(path));
+  return mod.exports;
 }
 
 /** The module a vendored import names, evaluated on its first use. */

@@ -59,10 +59,15 @@ function isSea(): boolean {
   }
 }
 
+/** The bundle's launcher (build/launcher.cjs), which starts the PDF worker's bundle with its code cache. */
+const LAUNCHER = 'localsign.cjs';
+
 /**
  * The PDF worker process:
- * - bundle: `node dist/localsign-pdf-worker.cjs`, or the service bundle with PDF_WORKER_ARG when
- *   the worker bundle was not copied beside it;
+ * - bundle: `node dist/localsign.cjs __pdf-worker`, the launcher, which starts the worker's bundle
+ *   with the code cache the build made for it after a warm-up (build/pdf-worker-cache.cjs); the
+ *   worker bundle itself without the launcher beside it; the service bundle with PDF_WORKER_ARG
+ *   when the worker bundle was not copied beside it;
  * - single executable: the executable itself with PDF_WORKER_ARG (it has no script file);
  * - TypeScript source (vitest): null, the work runs inline.
  */
@@ -70,5 +75,7 @@ export function resolvePdfProcessEntry(): ProcessEntry | null {
   if (!BUNDLED) return null;
   if (isSea() || typeof __filename !== 'string') return { command: process.execPath, args: [PDF_WORKER_ARG] };
   const beside = join(dirname(__filename), WORKER_BUNDLES.pdf);
-  return existsSync(beside) ? { command: process.execPath, args: [beside], script: beside } : { command: process.execPath, args: [__filename, PDF_WORKER_ARG], script: __filename };
+  if (!existsSync(beside)) return { command: process.execPath, args: [__filename, PDF_WORKER_ARG], script: __filename };
+  const launcher = join(dirname(__filename), LAUNCHER);
+  return { command: process.execPath, args: existsSync(launcher) ? [launcher, PDF_WORKER_ARG] : [beside], script: beside };
 }
