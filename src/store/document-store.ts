@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { stat, unlink } from 'node:fs/promises';
 import { adoptFileAtomicAsync, readFileIfExistsAsync, writeFileAtomicAsync } from './atomic-file';
@@ -47,6 +47,13 @@ export class DocumentStore {
   private readonly held = new Map<string, Buffer>();
   /** Work files still being written: a spilled input is read back once its write has finished. */
   private readonly writing = new Map<string, Promise<unknown>>();
+  /**
+   * Results written from memory, until one turn of the event loop after their job's end
+   * (`releaseWork`): the long polls that DONE wakes are answered with these bytes, without reading
+   * back the file just written (an open, a stat, two reads and a close per small PDF). The job
+   * holds the same bytes until then anyway; nothing is kept for a later caller, who reads the file.
+   */
+  private readonly fresh = new Map<string, Uint8Array>();
 
   constructor(private readonly dirs: { work: string; results: string }) {}
 
@@ -179,6 +186,8 @@ export class DocumentStore {
   releaseWork(id: string, o: { prepared?: boolean } = {}): Promise<void> {
     this.held.delete(id);
     this.writing.delete(id);
+    // After the long polls DONE woke have run to openResult (promise continuations, all before this).
+    if (this.fresh.has(id)) setImmediate(() => this.fresh.delete(id));
     const paths = [this.inputPath(id)];
     if (o.prepared !== false) paths.push(...Object.values(this.preparedPaths(id)));
     return Promise.all(paths.map(removeIfPresent)).then(() => undefined);
@@ -186,11 +195,16 @@ export class DocumentStore {
 
   /** The signed result, durably: its bytes written, or the file a PDF worker wrote adopted (not copied). */
   writeResult(id: string, doc: DocumentBytes): Promise<void> {
-    return isFileBytes(doc) ? adoptFileAtomicAsync(doc.$file, this.resultPath(id)) : writeFileAtomicAsync(this.resultPath(id), doc);
+    if (isFileBytes(doc)) return adoptFileAtomicAsync(doc.$file, this.resultPath(id));
+    this.fresh.set(id, doc);
+    return writeFileAtomicAsync(this.resultPath(id), doc);
   }
 
   /** The signed result as a stream from disk (never whole in memory), with its size; null if gone. */
   async openResult(id: string): Promise<{ size: number; stream: Readable } | null> {
+    // Only a DONE request's result is asked for, so these bytes are the ones on disk.
+    const fresh = this.fresh.get(id);
+    if (fresh) return { size: fresh.byteLength, stream: Readable.from([Buffer.from(fresh.buffer, fresh.byteOffset, fresh.byteLength)], { objectMode: false }) };
     let handle;
     try {
       // Never through a link (hardening: a results/<id>.pdf link would serve another file).
@@ -207,6 +221,7 @@ export class DocumentStore {
 
   /** A result written for a request that will not be DONE (its PENDING record never became durable). Never rejects. */
   async discardResult(id: string): Promise<void> {
+    this.fresh.delete(id);
     await removeIfPresent(this.resultPath(id));
   }
 

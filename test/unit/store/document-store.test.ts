@@ -48,6 +48,29 @@ describe('DocumentStore: one owner of a request\'s documents', () => {
     await Promise.all(writes);
   });
 
+  it('answers the long polls a DONE wakes with the result just written, and reads the file after its job', async () => {
+    const docs = new DocumentStore(dirs);
+    const text = async (id: string) => {
+      const file = await docs.openResult(id);
+      const chunks: Buffer[] = [];
+      for await (const chunk of file!.stream) chunks.push(chunk as Buffer);
+      return [file!.size, Buffer.concat(chunks).toString()];
+    };
+    await docs.writeResult('req_r', new TextEncoder().encode('%PDF signed'));
+    // The file on disk made different on purpose: which one the store answers with shows.
+    writeFileSync(docs.resultPath('req_r'), '%PDF on disk');
+    expect(await text('req_r')).toEqual([11, '%PDF signed']);
+    void docs.releaseWork('req_r', { prepared: false });
+    // The long polls the DONE woke run before the next turn of the event loop: still the bytes.
+    expect(await text('req_r')).toEqual([11, '%PDF signed']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await text('req_r')).toEqual([12, '%PDF on disk']);
+    // A result discarded (its request will not be DONE) is not answered from memory either.
+    await docs.writeResult('req_d', new TextEncoder().encode('%PDF gone'));
+    await docs.discardResult('req_d');
+    expect(await docs.openResult('req_d')).toBeNull();
+  });
+
   it('keeps a prepared state across processes, the PDF before its description', async () => {
     const docs = new DocumentStore(dirs);
     expect(await docs.readPrepared('req_p')).toBeNull();
