@@ -8,6 +8,7 @@ import { join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { oneByteSource } from './one-byte-source.mjs';
 import { fontkitLazyBrotli } from './vendor/fontkit-lazy-brotli.mjs';
+import { honoWithoutHttp2 } from './vendor/hono-without-http2.mjs';
 
 function gitCommit() {
   try {
@@ -97,7 +98,7 @@ for (const { entry, target, vendor, launched } of targets) {
   const outfile = besideTarget(target);
   await build({
     entryPoints: [entry],
-    plugins: vendor ? [vendorPlugin(vendored)] : [],
+    plugins: [...(vendor ? [vendorPlugin(vendored)] : []), honoWithoutHttp2],
     outfile,
     bundle: true,
     platform: 'node',
