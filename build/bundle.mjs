@@ -68,7 +68,7 @@ const vendored = new Set();
  * The PDF worker's code caches (build/pdf-worker-cache.cjs), and the V8 flags a PDF worker starts
  * with by default (src/workers/sandbox.ts pdfWorkerOptions: the default document memory limit of
  * src/config/config.ts, src/workers/handles.ts WORKER_SEMI_SPACE_MB). V8 takes a cache only under
- * the flags it was made with; test/integration/build/launcher.test.ts holds these to the source.
+ * the flags it was made with; test/integration/build/pdf-worker-cache.test.ts holds these to the source.
  */
 const PDF_WORKER_CACHES = ['localsign-pdf-worker.cache', 'localsign-vendor.cache'];
 const PDF_WORKER_V8_FLAGS = ['--max-old-space-size=384', '--max-semi-space-size=2'];

@@ -6,7 +6,8 @@
 // Beside the bundle it is compiled with V8's code cache localsign-vendor.cache when there is one:
 // the build made it in a PDF worker after its warm-up (build/pdf-worker-cache.cjs), under the V8
 // flags PDF workers start with. Any other process (or a PDF worker with another heap limit) has
-// other flags, and V8 refuses the cache: the bundle is then compiled as usual, never an error.
+// other flags, and V8 refuses the cache: the bundle is then compiled as usual, never an error (the
+// service process reads the cache for nothing then, once, when it first needs undici).
 'use strict';
 const ASSET = 'localsign-vendor.cjs';
 const CACHE = 'localsign-vendor.cache';
