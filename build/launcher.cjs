@@ -51,7 +51,9 @@ function run(name, cacheName) {
 }
 
 function start() {
-  if (process.argv[2] === PDF_WORKER_ARG && existsSync(join(__dirname, PDF_WORKER))) run(PDF_WORKER, PDF_WORKER_CACHE);
+  // A PDF worker has the IPC channel the service opened (as src/main.ts asks); without one the
+  // argument is a command like any other, and the CLI answers it.
+  if (process.argv[2] === PDF_WORKER_ARG && typeof process.send === 'function' && existsSync(join(__dirname, PDF_WORKER))) run(PDF_WORKER, PDF_WORKER_CACHE);
   // Without its own bundle beside it, the service bundle is the PDF worker too (src/main.ts).
   else run(MAIN, CACHE);
 }

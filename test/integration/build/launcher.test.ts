@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -30,5 +30,11 @@ describe('the launcher and its code cache', () => {
       expect(launcher.compile(join(dir, 'localsign-main.cjs'), cache === 'damaged' ? readFileSync(join(dir, 'localsign-main.cache')) : undefined).cachedDataRejected).toBe(cache === 'damaged' ? true : undefined);
       expect(execFileSync(process.execPath, [join(dir, 'localsign.cjs'), 'version', '--json'], { encoding: 'utf8' }), cache).toBe(expected);
     }
+  });
+
+  it('starts a PDF worker only for a process with an IPC channel: otherwise __pdf-worker is an unknown command', () => {
+    assertBundle();
+    const run = spawnSync(process.execPath, [join(DIST, 'localsign.cjs'), '__pdf-worker'], { encoding: 'utf8' });
+    expect([run.status, run.stderr.trim()]).toEqual([2, 'unknown command __pdf-worker (see `localsign --help`)']);
   });
 });
