@@ -7,7 +7,6 @@
 'use strict';
 const { renameSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
-const { setFlagsFromString } = require('node:v8');
 const vm = require('node:vm');
 
 const dir = process.argv[2];
@@ -24,9 +23,8 @@ vm.Script = function RecordedScript(code, options) {
 };
 
 process.on('exit', () => {
-  // The worker's full collection set --expose-gc at run time (src/config/full-collection.ts), and
-  // V8 stamps a cache with the flags at the time it is made: back to the flags a worker starts with.
-  setFlagsFromString('--no-expose-gc');
+  // V8 stamps a cache with the flags of the moment: those a worker starts with, since the warm-up's
+  // full collection sets its flag back (src/config/full-collection.ts).
   for (const [file, cache] of Object.entries(CACHES)) {
     const script = compiled.get(file);
     if (!script) {

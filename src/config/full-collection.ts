@@ -43,6 +43,11 @@ function makeCollection(): (() => void) | null {
   try {
     setFlagsFromString('--expose-gc');
     const gc: unknown = runInNewContext('gc');
+    // The context keeps its gc; the process's flags go back to what it started with. V8 stamps a
+    // code cache with the flags of the moment and takes one only under the same flags: a PDF
+    // worker's caches are made after its warm-up, which ends with this collection
+    // (build/pdf-worker-cache.cjs).
+    setFlagsFromString('--no-expose-gc');
     if (typeof gc !== 'function') return null;
     const options = collectionOptions(process.versions.v8);
     return options ? () => void gc(options) : () => void gc();
