@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import { oneByteSource } from './one-byte-source.mjs';
 import { fontkitLazyBrotli } from './vendor/fontkit-lazy-brotli.mjs';
 import { honoWithoutHttp2 } from './vendor/hono-without-http2.mjs';
+import { importTs } from './ts-module.mjs';
 
 function gitCommit() {
   try {
@@ -64,14 +65,8 @@ function vendorPlugin(used) {
   };
 }
 const vendored = new Set();
-/**
- * The PDF worker's code caches (build/pdf-worker-cache.cjs), and the V8 flags a PDF worker starts
- * with by default (src/workers/sandbox.ts pdfWorkerOptions: the default document memory limit of
- * src/config/config.ts, src/workers/handles.ts WORKER_SEMI_SPACE_MB). V8 takes a cache only under
- * the flags it was made with; test/integration/build/pdf-worker-cache.test.ts holds these to the source.
- */
+/** The PDF worker's code caches (build/pdf-worker-cache.cjs). */
 const PDF_WORKER_CACHES = ['localsign-pdf-worker.cache', 'localsign-vendor.cache'];
-const PDF_WORKER_V8_FLAGS = ['--max-old-space-size=384', '--max-semi-space-size=2'];
 const commit = process.env.LOCALSIGN_COMMIT || gitCommit();
 /**
  * The release bundle drops every `TEST_FAULT:` block (the LOCALSIGN_TEST_FAULT switch, with which
@@ -170,9 +165,13 @@ await makePdfWorkerCaches(out);
  * ended: it writes both caches as it exits.
  */
 async function makePdfWorkerCaches(dir) {
+  // The V8 flags a PDF worker starts with by default, from the source the service computes them
+  // with: V8 takes a cache only under the flags it was made with.
+  const [{ DEFAULTS }, { WORKER_SEMI_SPACE_MB }, { pdfWorkerV8Flags }] = await Promise.all(['src/config/config.ts', 'src/workers/handles.ts', 'src/workers/sandbox.ts'].map(importTs));
+  const execArgv = pdfWorkerV8Flags({ heapMb: DEFAULTS.documentMemoryLimitMb, semiSpaceMb: WORKER_SEMI_SPACE_MB });
   const scratch = mkdtempSync(join(tmpdir(), 'localsign-build-'));
   try {
-    const child = fork(resolve('build/pdf-worker-cache.cjs'), [resolve(dir)], { execArgv: PDF_WORKER_V8_FLAGS, serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(resolve('build/pdf-worker-cache.cjs'), [resolve(dir)], { execArgv, serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const exited = new Promise((done) => child.on('exit', (code) => done(code)));
     await new Promise((done, fail) => {
       child.on('message', (m) => {

@@ -48,13 +48,22 @@ function folderGrants(flag: string, folders: string[]): string[] {
 }
 
 /**
+ * The V8 flags of a PDF worker: its heap limit and its young generation's semi-spaces. V8 takes a
+ * code cache only under the flags it was made with: the build makes the PDF worker's under these,
+ * with the default heap limit (build/bundle.mjs, build/pdf-worker-cache.cjs).
+ */
+export function pdfWorkerV8Flags(o: { heapMb: number; semiSpaceMb: number }): string[] {
+  return [`--max-old-space-size=${o.heapMb}`, `--max-semi-space-size=${o.semiSpaceMb}`];
+}
+
+/**
  * The options a PDF worker starts with: its heap limit and the size of its young generation's
  * semi-spaces (handles.ts WORKER_SEMI_SPACE_MB), then the permission model with reads of
  * `readFolders` and `scratch`, writes of `scratch` only (one flag per path: a comma separated them
  * only in the first Node 20 releases, nodejs/node#49047).
  */
 export function pdfWorkerOptions(o: { heapMb: number; semiSpaceMb: number; nodeVersion: string; readFolders: string[]; scratch: string }): string[] {
-  const options = [`--max-old-space-size=${o.heapMb}`, `--max-semi-space-size=${o.semiSpaceMb}`];
+  const options = pdfWorkerV8Flags(o);
   const permission = permissionFlags(o.nodeVersion);
   if (!permission) return options;
   return [...options, ...permission, ...folderGrants('--allow-fs-read', [...o.readFolders, o.scratch]), ...folderGrants('--allow-fs-write', [o.scratch])];
