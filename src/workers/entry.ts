@@ -20,13 +20,12 @@ export interface ProcessEntry {
 export const PDF_WORKER_ARG = '__pdf-worker';
 
 /**
- * The workers' own bundles, beside the service bundle:
- * - `sign`: src/sign-worker.ts, only the signing code and its curves, so a signing thread starts
- *   in a few milliseconds and holds a few MB; also a SEA asset;
- * - `pdf`: src/pdf-worker.ts, the PDF engine (pdf-lib through the vendor bundle), a process where
- *   every document is read under a heap limit and a deadline.
+ * The signing threads' own bundle, beside the service bundle: src/sign-worker.ts, only the signing
+ * code and its curves, so a signing thread starts in a few milliseconds and holds a few MB; also a
+ * SEA asset. (The PDF worker's, src/pdf-worker.ts, the PDF engine in a process where every document
+ * is read under a heap limit and a deadline, is started by the launcher: build/launcher.cjs.)
  */
-const WORKER_BUNDLES = { sign: 'localsign-worker.cjs', pdf: 'localsign-pdf-worker.cjs' } as const;
+const SIGN_WORKER_BUNDLE = 'localsign-worker.cjs';
 
 /**
  * - Bundle (`node dist/localsign.cjs`): the worker bundle beside it; if it was not copied along,
@@ -37,7 +36,7 @@ const WORKER_BUNDLES = { sign: 'localsign-worker.cjs', pdf: 'localsign-pdf-worke
  */
 export function resolveWorkerEntry(): WorkerEntry {
   if (!BUNDLED) return null;
-  const bundle = WORKER_BUNDLES.sign;
+  const bundle = SIGN_WORKER_BUNDLE;
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const sea = require('node:sea') as { isSea(): boolean; getAsset(key: string, encoding: string): string };
@@ -65,17 +64,15 @@ const LAUNCHER = 'localsign.cjs';
 /**
  * The PDF worker process:
  * - bundle: `node dist/localsign.cjs __pdf-worker`, the launcher, which starts the worker's bundle
- *   with the code cache the build made for it after a warm-up (build/pdf-worker-cache.cjs); the
- *   worker bundle itself without the launcher beside it; the service bundle with PDF_WORKER_ARG
- *   when the worker bundle was not copied beside it;
+ *   with the code cache the build made for it after a warm-up (build/pdf-worker-cache.cjs), or,
+ *   when that bundle was not copied beside it, the service bundle in the worker's role
+ *   (src/main.ts); the service bundle itself when the launcher is not beside it;
  * - single executable: the executable itself with PDF_WORKER_ARG (it has no script file);
  * - TypeScript source (vitest): null, the work runs inline.
  */
 export function resolvePdfProcessEntry(): ProcessEntry | null {
   if (!BUNDLED) return null;
   if (isSea() || typeof __filename !== 'string') return { command: process.execPath, args: [PDF_WORKER_ARG] };
-  const beside = join(dirname(__filename), WORKER_BUNDLES.pdf);
-  if (!existsSync(beside)) return { command: process.execPath, args: [__filename, PDF_WORKER_ARG], script: __filename };
   const launcher = join(dirname(__filename), LAUNCHER);
-  return { command: process.execPath, args: existsSync(launcher) ? [launcher, PDF_WORKER_ARG] : [beside], script: beside };
+  return { command: process.execPath, args: [existsSync(launcher) ? launcher : __filename, PDF_WORKER_ARG], script: __filename };
 }

@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../../src/config/config';
@@ -39,10 +39,8 @@ async function warmWorker(dir: string, heapMb: number): Promise<{ answer: { ok: 
   writeFileSync(join(scratch, 'spy.cjs'), SPY);
   const options = [...pdfWorkerOptions({ heapMb, semiSpaceMb: WORKER_SEMI_SPACE_MB, nodeVersion: process.versions.node, readFolders: [dir], scratch }), '--require', join(scratch, 'spy.cjs')];
   const answer = await askPdfWorker([process.execPath, join(dir, 'localsign.cjs'), PDF_WORKER_ARG], { NODE_OPTIONS: nodeOptionsValue(options) }, { op: 'warm', scratch });
-  const compiled = readFileSync(join(scratch, 'spy.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { file: string; rejected: boolean });
+  const spied = existsSync(join(scratch, 'spy.jsonl')) ? readFileSync(join(scratch, 'spy.jsonl'), 'utf8').trim() : '';
+  const compiled = spied === '' ? [] : spied.split('\n').map((line) => JSON.parse(line) as { file: string; rejected: boolean });
   return { answer, compiled };
 }
 
@@ -66,6 +64,15 @@ describe('the PDF worker’s code caches', () => {
     const { answer, compiled } = await warmWorker(DIST, DEFAULTS.documentMemoryLimitMb * 2);
     expect(answer).toMatchObject({ ok: true });
     expect(compiled).toEqual(BUNDLES.map((file) => ({ file, rejected: true })));
+  });
+
+  it('without the worker’s bundle beside the launcher, the service bundle is the PDF worker (src/main.ts)', { timeout: 30_000 }, async () => {
+    const dir = tempDir('localsign-pdf-cache-dist-');
+    for (const file of ['localsign.cjs', 'localsign-main.cjs', 'localsign-vendor.cjs']) copyFileSync(join(DIST, file), join(dir, file));
+    const { answer, compiled } = await warmWorker(dir, DEFAULTS.documentMemoryLimitMb);
+    expect(answer).toMatchObject({ ok: true });
+    // No cache beside it: nothing compiled with one.
+    expect(compiled).toEqual([]);
   });
 
   it('damaged caches are refused, and the worker works all the same', { timeout: 30_000 }, async () => {
