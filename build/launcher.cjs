@@ -37,7 +37,11 @@ function compile(file, cachedData) {
   });
 }
 
-/** Runs the bundle `name` beside this file as Node runs a CommonJS main module, compiled with the cache `cacheName` when there is one. */
+/**
+ * Runs the bundle `name` beside this file as Node runs a CommonJS module, compiled with the cache
+ * `cacheName` when there is one, and gives its exports: the bundles this launcher starts, and the
+ * vendor bundle they load (build/vendor/runtime.cjs).
+ */
 function run(name, cacheName) {
   const file = join(__dirname, name);
   let cachedData;
@@ -48,6 +52,7 @@ function run(name, cacheName) {
   }
   const mod = { exports: {}, id: file, filename: file, loaded: false, children: [], paths: [] };
   compile(file, cachedData).runInThisContext()(mod.exports, createRequire(file), mod, file, __dirname);
+  return mod.exports;
 }
 
 function start() {

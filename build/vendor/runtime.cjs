@@ -29,7 +29,7 @@ function vendorTable() {
   } else {
     const path = require('node:path').join(__dirname, ASSET);
     try {
-      table = requireWithCache(path, require('node:path').join(__dirname, CACHE));
+      table = requireBeside(path);
     } catch (e) {
       throw new Error(`cannot load ${path}, which dist/localsign.cjs needs beside it for PDF work and the remote platform (${e && e.message})`);
     }
@@ -37,21 +37,18 @@ function vendorTable() {
   return table;
 }
 
-/** `require(path)` of a CommonJS file, compiled with the code cache at `cachePath` if there is one (and V8 takes it). */
-function requireWithCache(path, cachePath) {
-  const { readFileSync } = require('node:fs');
-  const vm = require('node:vm');
-  const Module = require('node:module');
-  let cachedData;
+/**
+ * The vendor bundle through the launcher beside it (build/launcher.cjs `run`: compiled with its code
+ * cache, as the launcher compiles the bundles it starts); a plain require without the launcher.
+ */
+function requireBeside(path) {
+  let launcher = null;
   try {
-    cachedData = readFileSync(cachePath);
+    launcher = require(require('node:path').join(__dirname, 'localsign.cjs'));
   } catch {
-    cachedData = undefined;
+    /* no launcher beside this bundle */
   }
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${readFileSync(path, 'utf8')}\n})`, { filename: path, cachedData });
-  const mod = { exports: {} };
-  script.runInThisContext()(mod.exports, Module.createRequire(path), mod, path, require('node:path').dirname(path));
-  return mod.exports;
+  return launcher && typeof launcher.run === 'function' ? launcher.run(ASSET, CACHE) : require(path);
 }
 
 /** The module a vendored import names, evaluated on its first use. */
