@@ -4,11 +4,13 @@
  */
 interface BufferLike {
   from(data: Uint8Array | string, encoding?: string): { toString(encoding: string): string; buffer: ArrayBufferLike; byteOffset: number; byteLength: number };
+  from(buffer: ArrayBufferLike, byteOffset: number, length: number): { toString(encoding: string): string };
 }
 const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
 
 export function toBase64(bytes: Uint8Array): string {
-  if (NodeBuffer) return NodeBuffer.from(bytes).toString('base64');
+  // A view of the caller's bytes, not a copy of them.
+  if (NodeBuffer) return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
   let out = '';
   const CHUNK = 3 * 8192;
   for (let i = 0; i < bytes.length; i += CHUNK) out += btoa(String.fromCharCode(...bytes.subarray(i, i + CHUNK)));

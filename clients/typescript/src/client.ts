@@ -16,8 +16,9 @@ import type {
   VerifyReport,
 } from './api-types.js';
 import { AnswerChecks } from './answer-checks.js';
-import { fromBase64, toBase64 } from './base64.js';
+import { fromBase64 } from './base64.js';
 import { defaultCryptoBackend, type CryptoBackend } from './crypto-backend.js';
+import { jsonWithBase64, parseJsonBytes } from './json-bytes.js';
 import { LocalsignApiError, LocalsignApiVersionError, LocalsignConnectionError, LocalsignServiceProofError } from './errors.js';
 import { txHashBytes } from './evm-answer.js';
 import { CHALLENGE_HEADER, deriveKeys, expectedProof, newNonce, PROOF_HEADER, sameProof, SIGNATURE_HEADER, signatureHeader, type DerivedKeys } from './proof.js';
@@ -139,8 +140,8 @@ export class LocalsignClient {
       }
       accepted = await this.request<Accepted>('POST', `/v1/pades/sign?${query}`, { raw: bytes, signal: o.signal });
     } else {
-      const body: SignPdfRequest = bytes !== undefined ? { ...rest, pdf_base64: toBase64(bytes) } : (rest as SignPdfRequest);
-      accepted = await this.request<Accepted>('POST', '/v1/pades/sign', { body, signal: o.signal });
+      const json = bytes !== undefined ? jsonWithBase64(rest, 'pdf_base64', bytes) : JSON.stringify(rest);
+      accepted = await this.request<Accepted>('POST', '/v1/pades/sign', { json, signal: o.signal });
     }
     this.#answers.remember(accepted.request_id, { kind: 'pades', credentialKey: rest.credential_key, input: sentDigest });
     return accepted;
@@ -152,8 +153,8 @@ export class LocalsignClient {
    */
   async verifyPdf(input: { pdf: Uint8Array | ArrayBuffer } | { pdf_base64: string }, o: { signal?: AbortSignal } = {}): Promise<VerifyReport> {
     await this.#proveService('verifyPdf', o.signal);
-    const body = 'pdf' in input ? { pdf_base64: toBase64(input.pdf instanceof Uint8Array ? input.pdf : new Uint8Array(input.pdf)) } : { pdf_base64: input.pdf_base64 };
-    return this.request<VerifyReport>('POST', '/v1/pades/verify', { body, signal: o.signal });
+    const json = 'pdf' in input ? jsonWithBase64({}, 'pdf_base64', input.pdf instanceof Uint8Array ? input.pdf : new Uint8Array(input.pdf)) : JSON.stringify({ pdf_base64: input.pdf_base64 });
+    return this.request<VerifyReport>('POST', '/v1/pades/verify', { json, signal: o.signal });
   }
 
   /**
@@ -325,7 +326,7 @@ export class LocalsignClient {
   private async request<T>(
     method: 'GET' | 'POST',
     path: string,
-    o: { body?: unknown; raw?: Uint8Array; binary?: boolean; auth?: boolean; challenge?: boolean; signal?: AbortSignal; extraMs?: number; onHeaders?: (headers: HttpAnswer['headers']) => void },
+    o: { body?: unknown; json?: string | Uint8Array; raw?: Uint8Array; binary?: boolean; auth?: boolean; challenge?: boolean; signal?: AbortSignal; extraMs?: number; onHeaders?: (headers: HttpAnswer['headers']) => void },
   ): Promise<T> {
     const url = this.baseUrl + path;
     const headers: Record<string, string> = { accept: o.binary ? 'application/pdf, application/json' : 'application/json' };
@@ -342,12 +343,13 @@ export class LocalsignClient {
         headers[SIGNATURE_HEADER] = await signatureHeader(await this.#derivedKeys(), { method, target: target.pathname + target.search, time, nonce: proven, key }, this.#crypto);
       }
     }
-    if (o.body !== undefined) headers['content-type'] = 'application/json';
+    const json = o.json ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
+    if (json !== undefined) headers['content-type'] = 'application/json';
     if (o.raw !== undefined) headers['content-type'] = 'application/pdf';
     const signal = anySignal([o.signal, AbortSignal.timeout(this.timeoutMs + (o.extraMs ?? 0))]);
     let res: HttpAnswer;
     try {
-      res = await this.transport(url, { method, headers, body: o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body)), signal });
+      res = await this.transport(url, { method, headers, body: o.raw ?? json, signal });
     } catch (e) {
       if (o.signal?.aborted) throw o.signal.reason;
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
@@ -359,20 +361,20 @@ export class LocalsignClient {
       o.onHeaders?.(res.headers);
       return new Uint8Array(await res.arrayBuffer()) as T;
     }
-    const text = await res.text();
-    let json: unknown;
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    let answer: unknown;
     try {
-      json = text === '' ? null : JSON.parse(text);
+      answer = parseJsonBytes(bytes);
     } catch {
-      json = null;
+      answer = null;
     }
     if (!res.ok) {
-      const body = (json ?? {}) as Partial<ErrorBody>;
+      const body = (answer ?? {}) as Partial<ErrorBody>;
       const retry = res.headers.get('retry-after');
       throw new LocalsignApiError(typeof body.error === 'string' ? body.error : `HTTP ${res.status} from ${method} ${path.split('?')[0]}`, res.status, typeof body.error_id === 'string' ? body.error_id : null, retry !== null && /^\d+$/.test(retry) ? Number(retry) : null);
     }
-    if (json === null) throw new LocalsignApiError(`${method} ${path.split('?')[0]} answered ${res.status} without a JSON body`, res.status, null);
-    return json as T;
+    if (answer === null) throw new LocalsignApiError(`${method} ${path.split('?')[0]} answered ${res.status} without a JSON body`, res.status, null);
+    return answer as T;
   }
 
   #derivedKeys(): Promise<DerivedKeys> {
