@@ -13,6 +13,15 @@ import { Base64Bytes, chunksOf, decodePdfField, isCanonicalPdf, nextTurn, type B
  */
 
 /**
+ * A pdf_base64 already decoded into its file while the body arrived (json-field-to-file.ts): the
+ * canonical base64 of a PDF, as decodeToFile would have written it. A class, so that no JSON
+ * value can pass for one.
+ */
+export class DecodedUpload {
+  constructor(readonly file: FileBytes) {}
+}
+
+/**
  * Decodes `field` into `path` and gives the document's length, when it is canonical base64 of a
  * PDF; else null, and nothing is written (the caller then takes decodePdfField, whose repairs and
  * messages apply).
@@ -48,6 +57,7 @@ async function decodeToFile(field: Base64Bytes, path: string): Promise<number | 
  * memory.
  */
 export async function decodePdfFieldToFile(field: unknown, path: string): Promise<{ pdf: Uint8Array | FileBytes; repairs: Base64Repair[] }> {
+  if (field instanceof DecodedUpload) return { pdf: field.file, repairs: [] };
   if (field instanceof Base64Bytes) {
     const length = await decodeToFile(field, path);
     if (length !== null) return { pdf: { $file: path, length }, repairs: [] };

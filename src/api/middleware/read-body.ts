@@ -4,8 +4,10 @@ import { finished } from 'node:stream/promises';
 import type { IncomingMessage } from 'node:http';
 import { asStorageError } from '../../store/storage-error';
 import type { Base64Bytes } from '../base64-repair';
+import { DecodedUpload } from '../base64-to-file';
 import type { Context } from 'hono';
 import { InvalidInputError, LocalsignError } from '../../domain/errors';
+import { JsonFieldToFile, type JsonFieldResult } from '../json-field-to-file';
 import { splitLargeStringField } from '../json-large-field';
 import type { BodyShare } from './body-memory';
 
@@ -62,6 +64,33 @@ function readNodeStream(incoming: IncomingMessage, limit: number, declared: numb
       size += chunk.length;
     },
     end: () => (whole ? whole.subarray(0, size) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)),
+  });
+}
+
+/**
+ * A large JSON body whose `name` member is decoded into `path` as it arrives (json-field-to-file.ts):
+ * `rest` is the body without that member's characters when `file` is set, else the whole body.
+ * Its share of the body memory is taken only if the body is held whole after all. With no
+ * Node request underneath (tests of the app alone), the whole body is read.
+ */
+export async function readJsonFieldToFile(c: Context, limit: number, name: string, path: string): Promise<JsonFieldResult> {
+  const declared = Number(c.req.header('content-length'));
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!Number.isSafeInteger(declared) || declared < 0 || !incoming || typeof incoming.on !== 'function') return { rest: await readBodyBytes(c, limit, 2), file: null };
+  if (declared > limit) throw tooLarge(limit);
+  const share = c.get('bodyShare') as BodyShare | undefined;
+  const sink = new JsonFieldToFile(name, path, () => share?.add(declared * 2));
+  const idleMs = (c.get('bodyTimeoutMs') as number | undefined) ?? 0;
+  return consumeBody(incoming, { limit, most: declared, declared, idleMs }, {
+    bind: (fail) =>
+      sink.bind(fail, (resume) => {
+        // The disk sets the pace: the socket is read again once the file has taken what it has.
+        incoming.pause();
+        void resume.then(() => incoming.resume());
+      }),
+    chunk: (chunk) => sink.chunk(chunk),
+    end: () => sink.end(),
+    cancel: () => sink.cancel(),
   });
 }
 
@@ -202,7 +231,24 @@ function tooLarge(limit: number): LocalsignError {
  * json-large-field.ts) and handed to the base64 decoder as those bytes (Base64Bytes).
  */
 export async function readJsonObject(c: Context, limit: number, largeString?: string): Promise<Record<string, unknown>> {
-  let raw = await readBodyBytes(c, limit, largeString ? 2 : 1);
+  return parseJsonObject(await readBodyBytes(c, limit, largeString ? 2 : 1), largeString);
+}
+
+/**
+ * readJsonObject with the `largeString` member decoded into `path` as the body arrives, when it
+ * is canonical base64 of a PDF (json-field-to-file.ts): the member is then a DecodedUpload.
+ */
+export async function readJsonObjectToFile(c: Context, limit: number, largeString: string, path: string): Promise<Record<string, unknown>> {
+  const { rest, file } = await readJsonFieldToFile(c, limit, largeString, path);
+  if (!file) return parseJsonObject(rest, largeString);
+  const value = await parseJsonObject(rest);
+  value[largeString] = new DecodedUpload({ $file: path, length: file.length });
+  return value;
+}
+
+/** The body as a JSON object (422 otherwise); a large `largeString` member as Base64Bytes. */
+async function parseJsonObject(body: Buffer, largeString?: string): Promise<Record<string, unknown>> {
+  let raw = body;
   let large: Base64Bytes | null = null;
   if (largeString && raw.length > 1024 * 1024) {
     const split = await splitLargeStringField(raw, largeString);

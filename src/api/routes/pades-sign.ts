@@ -1,11 +1,11 @@
 import type { Context } from 'hono';
 import { Base64Bytes, decodePdfField } from '../base64-repair';
-import { decodePdfFieldToFile } from '../base64-to-file';
+import { DecodedUpload, decodePdfFieldToFile } from '../base64-to-file';
 import { requirePdfHeader } from '../../signing/validation';
 import type { AppContext } from '../../context';
 import { InvalidInputError } from '../../domain/errors';
 import { acceptPades, type PadesSignInput } from '../../signing/kinds';
-import { readBodyBytes, readBodyToFile, readJsonObject } from '../middleware/read-body';
+import { readBodyBytes, readBodyToFile, readJsonObject, readJsonObjectToFile } from '../middleware/read-body';
 import { FILE_MIN_BYTES } from '../../store/file-bytes';
 import { PADES_SIGN_BODY, parseBody, type Parsed } from '../request-schemas';
 import type { ApiEnv } from '../types';
@@ -57,23 +57,34 @@ export function postPadesSign(ctx: AppContext) {
       const declared = Number(length ?? NaN);
       // A large body, or one of unknown size (chunked), goes to disk as it arrives, never to memory.
       if (length === undefined || (Number.isSafeInteger(declared) && declared >= FILE_MIN_BYTES && declared <= ctx.config.maxBodyBytes)) {
-        return acceptThroughFile(ctx, c, { ...fieldsOf(b), chipPin: null }, async (path) => {
+        return acceptThroughFile(ctx, c, async (path) => {
           const { length, head } = await readBodyToFile(c, ctx.config.maxBodyBytes, path);
-          return () => {
-            requirePdfHeader(head, 'the request body');
-            return { pdf: { $file: path, length }, repairs: [] };
+          return {
+            ...fieldsOf(b),
+            chipPin: null,
+            pdf: () => {
+              requirePdfHeader(head, 'the request body');
+              return { pdf: { $file: path, length }, repairs: [] };
+            },
           };
         });
       }
       const bytes = await readBodyBytes(c, ctx.config.maxBodyBytes);
       input = { ...fieldsOf(b), chipPin: null, pdf: () => (requirePdfHeader(bytes, 'the request body'), { pdf: bytes, repairs: [] }) };
     } else {
+      const declared = Number(c.req.header('content-length') ?? NaN);
+      // A document of 4 MiB or more is decoded into a file (its base64 is 4/3 of it), never whole
+      // in memory: as the body arrives when it is canonical base64, else once it has.
+      if (Number.isSafeInteger(declared) && declared >= (FILE_MIN_BYTES / 3) * 4 && declared <= ctx.config.maxBodyBytes) {
+        return acceptThroughFile(ctx, c, async (path) => {
+          const b = parseBody(await readJsonObjectToFile(c, ctx.config.maxBodyBytes, 'pdf_base64', path), PADES_SIGN_BODY);
+          const field = b.pdf_base64;
+          const large = field instanceof DecodedUpload || (field instanceof Base64Bytes && field.bytes.length >= (FILE_MIN_BYTES / 3) * 4);
+          return { ...fieldsOf(b), chipPin: b.chip_pin, pdf: () => (large ? decodePdfFieldToFile(field, path) : decodePdfField(field)) };
+        });
+      }
       const b = parseBody(await readJsonObject(c, ctx.config.maxBodyBytes, 'pdf_base64'), PADES_SIGN_BODY);
       const field = b.pdf_base64;
-      // A document of 4 MiB or more is decoded into a file (its base64 is 4/3 of it), never whole in memory.
-      if (field instanceof Base64Bytes && field.bytes.length >= (FILE_MIN_BYTES / 3) * 4) {
-        return acceptThroughFile(ctx, c, { ...fieldsOf(b), chipPin: b.chip_pin }, async (path) => () => decodePdfFieldToFile(field, path));
-      }
       input = { ...fieldsOf(b), chipPin: b.chip_pin, pdf: () => decodePdfField(field) };
     }
     const entry = await acceptPades(ctx.accepting(), input, c.get('wrapper'));
@@ -82,16 +93,17 @@ export function postPadesSign(ctx: AppContext) {
 }
 
 /**
- * A large document goes to a file in work/ (the 100 MB path): a raw body as it arrives,
- * a large pdf_base64 as it is decoded (after the other checks, as always). The file goes to the
+ * A large document goes to a file in work/ (the 100 MB path): a raw body as it arrives, a large
+ * pdf_base64 as it arrives when it is canonical base64 of a PDF, else as it is decoded after the
+ * other checks (its errors are answered after them either way). The file goes to the
  * PDF worker's check and is adopted as the request's work file: the service never holds the
  * document, and it is written once. A file no request took is removed.
  */
-async function acceptThroughFile(ctx: AppContext, c: Context<ApiEnv>, fields: Omit<PadesSignInput, 'pdf'>, write: (path: string) => Promise<PadesSignInput['pdf']>) {
+async function acceptThroughFile(ctx: AppContext, c: Context<ApiEnv>, read: (path: string) => Promise<PadesSignInput>) {
   const path = ctx.documents.uploadPath();
   try {
-    const pdf = await write(path);
-    const entry = await acceptPades(ctx.accepting(), { ...fields, pdf }, c.get('wrapper'));
+    const input = await read(path);
+    const entry = await acceptPades(ctx.accepting(), input, c.get('wrapper'));
     return c.json({ request_id: entry.requestId, status: entry.status }, 202);
   } finally {
     // Adopted as the work file, it is no longer there; refused or cut off, it goes.

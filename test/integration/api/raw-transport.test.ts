@@ -1,4 +1,4 @@
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -150,6 +150,48 @@ describe('the raw PDF transport', () => {
       const signed = await signedBytes(((await res.json()) as { request_id: string }).request_id);
       expect(signed.subarray(0, big.length).equals(big)).toBe(true);
     }
+    expect(readdirSync(join(tmp.home, 'work')).filter((f) => !f.startsWith('.'))).toEqual([]);
+  }, 60_000);
+
+  it('a large canonical pdf_base64 is decoded as it arrives; one found otherwise late in the body is answered as before', async () => {
+    const uploads = () => readdirSync(join(tmp.home, 'work')).filter((f) => f.startsWith('upload-'));
+    const big = Buffer.from(generateLargeImage(6));
+    const text = big.toString('base64');
+    const body = Buffer.from(JSON.stringify({ credential_key: pades, pdf_base64: text }));
+    // Half the body sent: the document's first part is already decoded in work/, a PDF's bytes.
+    const url = new URL('/v1/pades/sign', svc.url);
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(body.length), 'x-wrapper-key': creds.key, 'x-wrapper-secret': creds.secret } });
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      req.on('response', (res) => {
+        let t = '';
+        res.on('data', (d: Buffer) => (t += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, text: t }));
+      });
+      req.on('error', reject);
+    });
+    req.write(body.subarray(0, body.length >> 1));
+    const decoded = () => uploads().map((f) => readFileSync(join(tmp.home, 'work', f)));
+    for (let i = 0; i < 100 && !(decoded()[0]?.length! >= 2 * 1024 * 1024); i += 1) await new Promise((r) => setTimeout(r, 50));
+    const part = decoded()[0]!;
+    expect(part.length).toBeGreaterThanOrEqual(2 * 1024 * 1024);
+    expect(part.equals(big.subarray(0, part.length))).toBe(true);
+    req.end(body.subarray(body.length >> 1));
+    const accepted = await answer;
+    expect(accepted.status, accepted.text).toBe(202);
+    const signed = await signedBytes((JSON.parse(accepted.text) as { request_id: string }).request_id);
+    expect(signed.subarray(0, big.length).equals(big)).toBe(true);
+    // Past the decoded part: an escaped solidus (JSON.parse reads it as "/") signs; a URL-safe
+    // character among standard ones is the tolerance rules' refusal, whatever was decoded before it.
+    const late = text.indexOf('/', 4 * 1024 * 1024);
+    const escaped = `{"credential_key":"${pades}","pdf_base64":"${text.slice(0, late)}\\/${text.slice(late + 1)}"}`;
+    const res = await call('/v1/pades/sign', { method: 'POST', body: escaped });
+    expect(res.status, await res.clone().text()).toBe(202);
+    const again = await signedBytes(((await res.json()) as { request_id: string }).request_id);
+    expect(again.subarray(0, big.length).equals(big)).toBe(true);
+    const mixed = `${text.slice(0, late)}_${text.slice(late + 1)}`;
+    const refused = await call('/v1/pades/sign', { method: 'POST', body: JSON.stringify({ credential_key: pades, pdf_base64: mixed }) });
+    await expectError(refused, 422, /^pdf_base64 mixes the standard \(\+ \/\) and URL-safe/, where());
+    for (let i = 0; i < 100 && uploads().length > 0; i += 1) await new Promise((r) => setTimeout(r, 50));
     expect(readdirSync(join(tmp.home, 'work')).filter((f) => !f.startsWith('.'))).toEqual([]);
   }, 60_000);
 
