@@ -1,6 +1,6 @@
 import { constants, createPrivateKey, privateEncrypt, type KeyObject } from 'node:crypto';
-import { p256 } from '@noble/curves/nist.js';
 import type { SoftSignTask, SoftSignTaskResult } from '../chip/types';
+import { signDigestP256 } from '../chip/p256-sign';
 import { publicKeyOf, secp256k1PublicKeyOf } from '../chip/soft-keys';
 import { sha256DigestInfo } from '../der/keys';
 import { createRecoveryChecker, normaliseLowS, signDigestSecp256k1 } from '../evm';
@@ -50,8 +50,8 @@ export function runSignTask(task: SignTask): SignTaskResult {
       return new Uint8Array(privateEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, input));
     }
     case 'p256-sign':
-      // Over the digest itself, like CKM_ECDSA; raw r‖s. lowS false: CMS verifiers accept both.
-      return p256.sign(task.digest, task.secretKey, { prehash: false, lowS: false, format: 'compact' });
+      // Over the digest itself, like CKM_ECDSA; raw r‖s (chip/p256-sign.ts).
+      return signDigestP256(task.secretKey, task.digest);
     case 'secp256k1-sign':
       return signDigestSecp256k1(task.secretKey, task.digest);
     case 'evm-recover':
@@ -59,7 +59,7 @@ export function runSignTask(task: SignTask): SignTaskResult {
     case 'public-keys':
       return task.keys.map(publicKeyOf);
     case 'warm': {
-      // noble computes each curve's tables for G at its first signature, and a key's own table
+      // noble computes secp256k1's tables for G at its first signature, and a key's own table
       // at its first recovery check: together 100-300 ms of the first EVM signature in a thread
       // (measured on a 2-core machine). What an EVM signature needs first, P-256 (PAdES) last.
       const digest = new Uint8Array(32).fill(1);
@@ -71,7 +71,7 @@ export function runSignTask(task: SignTask): SignTaskResult {
           // Another key's signature: the check says so, its table is made all the same.
         }
       }
-      p256.sign(digest, WARM_KEY, { prehash: false, lowS: false, format: 'compact' });
+      signDigestP256(WARM_KEY, digest);
       return 0;
     }
     case 'secp256k1-sign-recover': {

@@ -406,6 +406,11 @@ try {
     record('recovery check before DONE, one EVM signature', ms(out.recoverCheckUs), 'µs', '(info: worker CPU)');
   }
 
+  if (want('p256')) {
+    const out = await runHarness('p256-sign.ts', []);
+    record('P-256 signature over a digest (the software chip)', ms(out.oursUs), 'µs', `(info: noble's ${ms(out.nobleUs)} µs; part of the small-PDF figure)`);
+  }
+
   if (want('stamp')) {
     const out = await runHarness('stamp.ts', []);
     record('drawing one stamp, p50 of 30', ms(out.p50), 'ms', '(info: part of the small-PDF figure)');
