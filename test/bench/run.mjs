@@ -3,7 +3,8 @@
 // /health; POST to the result in the client's hands; clients that long-poll or poll as the spec
 // says). Never part of `npm test`. Prints one line per figure against its target, with the
 // machine and the inputs, and writes the same to bench-results.json. Rows: startup desk first pades evm
-// idle results heap large compare engine evm-crypto stamp der ltv journal audit (all when none is named).
+// idle results heap large compare engine evm-crypto p256 stamp der ltv journal audit (all when none is named),
+// and ab (BENCH_AGAINST=<another build's dist/localsign.cjs>: the two builds' small PDFs side by side).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -186,6 +187,47 @@ try {
       }
       record(`first ${label} at once after start, p50 of ${starts} starts`, ms(median(firsts)), 'ms', ['<=', target], `start-up p50 ${ms(median(ups))} ms; each: ${firsts.map(Math.round).join(', ')}`);
     }
+  }
+
+  if (want('ab') && process.env.BENCH_AGAINST) {
+    // Two builds at once: this one and BENCH_AGAINST (another build's dist/localsign.cjs), each its
+    // own service and home, small PDFs one at a time in alternating rounds (BENCH_ROUNDS, default
+    // 10, of 60), so that a machine whose speed drifts by a third within minutes moves both alike.
+    const other = mkdtempSync(join(tmpdir(), 'localsign-bench-ab-'));
+    const otherDemo = await startService([process.execPath, resolve(process.env.BENCH_AGAINST)], other, ['--demo']);
+    for (const end = Date.now() + 10_000; !otherDemo.exports().LOCALSIGN_PADES_CREDENTIAL && Date.now() < end; ) await sleep(50);
+    const ox = otherDemo.exports();
+    await otherDemo.stop();
+    const sides = [
+      { label: 'this build', command: BUNDLE, home, creds, body: smallBody },
+      { label: `BENCH_AGAINST`, command: [process.execPath, resolve(process.env.BENCH_AGAINST)], home: other, creds: { key: ox.LOCALSIGN_KEY, secret: ox.LOCALSIGN_SECRET }, body: { ...smallBody, credential_key: ox.LOCALSIGN_PADES_CREDENTIAL } },
+    ];
+    for (const side of sides) {
+      side.s = await startService(side.command, side.home);
+      side.c = client(side.s.url, side.creds);
+      side.lat = [];
+      side.cpu = 0;
+      for (let i = 0; i < 30; i += 1) await longPoll(side.c, (await side.c.post('/v1/pades/sign', side.body)).request_id);
+    }
+    const rounds = Number(process.env.BENCH_ROUNDS ?? 10);
+    for (let r = 0; r < rounds; r += 1) {
+      for (const side of r % 2 ? [...sides].reverse() : sides) {
+        const cpu0 = cpuSeconds(side.s.child.pid);
+        for (let i = 0; i < 60; i += 1) {
+          const t = performance.now();
+          await longPoll(side.c, (await side.c.post('/v1/pades/sign', side.body)).request_id);
+          side.lat.push(performance.now() - t);
+        }
+        side.cpu += cpuSeconds(side.s.child.pid) - cpu0;
+      }
+    }
+    for (const side of sides) {
+      side.lat.sort((a, b) => a - b);
+      record(`ab: small PDF p50, ${side.label}`, ms(percentile(side.lat, 50)), 'ms', `(info: the service's CPU ${ms((side.cpu / side.lat.length) * 1000)} ms a PDF; ${rounds} rounds of 60, alternating)`);
+      side.c.close();
+      await side.s.stop();
+    }
+    rmSync(other, { recursive: true, force: true });
   }
 
   const svc = await startService(BUNDLE, home, process.env.BENCH_WORKERS ? ['--workers', process.env.BENCH_WORKERS] : []);
