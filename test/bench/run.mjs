@@ -191,39 +191,63 @@ try {
 
   if (want('ab') && process.env.BENCH_AGAINST) {
     // Two builds at once: this one and BENCH_AGAINST (another build's dist/localsign.cjs), each its
-    // own service and home, small PDFs one at a time in alternating rounds (BENCH_ROUNDS, default
-    // 10, of 60), so that a machine whose speed drifts by a third within minutes moves both alike.
+    // own service and home, in alternating rounds (BENCH_ROUNDS, default 10), so that a machine
+    // whose speed drifts by a third within minutes moves both alike. BENCH_AB_KIND: `pdf` (small
+    // PDFs, default) or `evm` (hashes); BENCH_AB_CLIENTS (default 1): one client gives the p50 of
+    // rounds of 60 requests, more give the rate of rounds of 2 s.
+    const kind = process.env.BENCH_AB_KIND === 'evm' ? 'evm' : 'pdf';
+    const clients = Number(process.env.BENCH_AB_CLIENTS ?? 1);
     const other = mkdtempSync(join(tmpdir(), 'localsign-bench-ab-'));
     const otherDemo = await startService([process.execPath, resolve(process.env.BENCH_AGAINST)], other, ['--demo']);
-    for (const end = Date.now() + 10_000; !otherDemo.exports().LOCALSIGN_PADES_CREDENTIAL && Date.now() < end; ) await sleep(50);
+    for (const end = Date.now() + 10_000; !otherDemo.exports().LOCALSIGN_EVM_CREDENTIAL && Date.now() < end; ) await sleep(50);
     const ox = otherDemo.exports();
     await otherDemo.stop();
     const sides = [
-      { label: 'this build', command: BUNDLE, home, creds, body: smallBody },
-      { label: `BENCH_AGAINST`, command: [process.execPath, resolve(process.env.BENCH_AGAINST)], home: other, creds: { key: ox.LOCALSIGN_KEY, secret: ox.LOCALSIGN_SECRET }, body: { ...smallBody, credential_key: ox.LOCALSIGN_PADES_CREDENTIAL } },
+      { label: 'this build', command: BUNDLE, home, creds, pades, evm },
+      { label: 'BENCH_AGAINST', command: [process.execPath, resolve(process.env.BENCH_AGAINST)], home: other, creds: { key: ox.LOCALSIGN_KEY, secret: ox.LOCALSIGN_SECRET }, pades: ox.LOCALSIGN_PADES_CREDENTIAL, evm: ox.LOCALSIGN_EVM_CREDENTIAL },
     ];
     for (const side of sides) {
       side.s = await startService(side.command, side.home);
       side.c = client(side.s.url, side.creds);
+      side.one = async () => {
+        const body = kind === 'pdf' ? { ...smallBody, credential_key: side.pades } : { tx_hash: '0x' + Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex'), credential_key: side.evm, chain_id: 1 };
+        const r = await longPoll(side.c, (await side.c.post(kind === 'pdf' ? '/v1/pades/sign' : '/v1/blockchain/sign', body)).request_id);
+        if (r.status !== 'DONE') throw new Error(JSON.stringify(r).slice(0, 300));
+      };
       side.lat = [];
+      side.done = 0;
+      side.seconds = 0;
       side.cpu = 0;
-      for (let i = 0; i < 30; i += 1) await longPoll(side.c, (await side.c.post('/v1/pades/sign', side.body)).request_id);
+      for (let i = 0; i < 30; i += 1) await side.one();
     }
     const rounds = Number(process.env.BENCH_ROUNDS ?? 10);
     for (let r = 0; r < rounds; r += 1) {
       for (const side of r % 2 ? [...sides].reverse() : sides) {
         const cpu0 = cpuSeconds(side.s.child.pid);
-        for (let i = 0; i < 60; i += 1) {
-          const t = performance.now();
-          await longPoll(side.c, (await side.c.post('/v1/pades/sign', side.body)).request_id);
-          side.lat.push(performance.now() - t);
+        if (clients === 1) {
+          for (let i = 0; i < 60; i += 1) {
+            const t = performance.now();
+            await side.one();
+            side.lat.push(performance.now() - t);
+          }
+          side.done += 60;
+        } else {
+          const load = await sustain(clients, 2, side.one);
+          side.done += load.done;
+          side.seconds += load.elapsed;
         }
         side.cpu += cpuSeconds(side.s.child.pid) - cpu0;
       }
     }
+    const what = kind === 'pdf' ? 'small PDF' : 'EVM hash';
     for (const side of sides) {
-      side.lat.sort((a, b) => a - b);
-      record(`ab: small PDF p50, ${side.label}`, ms(percentile(side.lat, 50)), 'ms', `(info: the service's CPU ${ms((side.cpu / side.lat.length) * 1000)} ms a PDF; ${rounds} rounds of 60, alternating)`);
+      const cpu = `the service's CPU ${ms((side.cpu / side.done) * 1000)} ms per ${what}; ${rounds} rounds, alternating`;
+      if (clients === 1) {
+        side.lat.sort((a, b) => a - b);
+        record(`ab: ${what} p50, one client, ${side.label}`, ms(percentile(side.lat, 50)), 'ms', `(info: ${cpu})`);
+      } else {
+        record(`ab: ${kind === 'pdf' ? 'small PDFs' : 'EVM hashes'}/s at ${clients} clients, ${side.label}`, Math.round(side.done / side.seconds), '/s', `(info: ${cpu})`);
+      }
       side.c.close();
       await side.s.stop();
     }
