@@ -126,6 +126,7 @@ export class AppContext {
       // One thread kept ready by the service (prewarm), with the curves' and the EVM keys' tables made.
       keep: 1,
       warmTask: () => ({ op: 'warm', secp256k1Secrets: this.warmSecrets }),
+      tidyTask: () => ({ op: 'collect' }),
     });
     this.documentWork = DocumentWork.fromConfig(config.documents, options.pdfWorkerEntry ?? null, () => this.paths.work);
     this.chips = new ChipProvider({
@@ -165,6 +166,12 @@ export class AppContext {
     }
     this.documentWork.keepWarm();
     this.pool.keepWarm();
+  }
+
+  /** The service collected after a burst (service/idle-memory.ts): each idle worker does too. */
+  tidyWorkers(): void {
+    this.documentWork.tidy();
+    this.pool.tidy();
   }
 
   /** The active pairing, or null when unpaired or revoked by the platform. */

@@ -13,8 +13,8 @@ import { fullCollection } from '../config/full-collection';
  * On Node 20 that first collection leaves the young generation at the size the burst grew it to
  * (two semi-spaces of 16 MiB on a 64-bit Node), resident: V8 shrinks it only in a full collection
  * that finds the allocation rate low over its last 5 s (Heap::ReduceNewSpaceSize), which the first
- * one, right after the burst, never does. So a second collection follows `settleTicks` seconds
- * later, and gives those pages back (a plain Node script measured 89 -> 56 MiB; the `idle` row of
+ * one, right after the burst, never does. So a second collection follows 6 s
+ * later (`settleTicks`), and gives those pages back (a plain Node script measured 89 -> 56 MiB; the `idle` row of
  * `node test/bench/run.mjs` shows the service's). On Node 22, the single executable's runtime, the
  * first one already does (full-collection.ts: V8's last-resort collection), and the second finds
  * little left.
@@ -32,6 +32,8 @@ export interface IdleCollectorState {
   lastCpu: number | null;
   /** Ticks since a burst's first collection, while its second is still to come; null when none is. */
   settling: number | null;
+  /** Idle ticks in a row, up to this one (absent: none). */
+  quiet?: number;
 }
 
 export interface IdleCollectorLimits {
@@ -41,29 +43,38 @@ export interface IdleCollectorLimits {
   workCpu: number;
   /** Ticks after the first collection before the second (see above: more than V8's 5 s). */
   settleTicks: number;
+  /** Idle ticks in a row before the first collection: a pause between requests is not the end of a burst. */
+  quietTicks: number;
 }
 
 /**
- * One tick a second, so the first collection comes within a second or two of a burst's end (the
- * issue's figure is 3 s after it); 8 ms of CPU in a second is idle (a /health poll costs well under
- * one). 250 ms of CPU is work enough: the retention sweep of a service holding 30,000 results
- * costs about 500 ms and left 13 MiB more resident until the next burst, when 1 s was the mark.
+ * Four ticks a second, and the first collection after four idle ones in a row: 1 to 1.25 s after a
+ * burst's end. With one tick a second and the first idle one, it came 1 to 2 s after, and in one
+ * run of three (the load rows on the single executable, a throwaway script reading smaps) not yet
+ * 3 s after: 175 MiB then, 114 to 135 MiB in the others. A shorter pause is not the end of a burst:
+ * collecting after the first idle quarter, the service collected between the rounds of the bench's
+ * `ab` row (0.6 s apart), and its next request waited for that. 2 ms of CPU in a quarter of a
+ * second is idle (a /health poll costs well under one). 250 ms of CPU is work enough: the
+ * retention sweep of a service holding 30,000 results costs about 500 ms and left 13 MiB more
+ * resident until the next burst, when 1 s was the mark. The second collection comes 6 s after
+ * the first (24 ticks).
  */
-export const IDLE_COLLECTOR_LIMITS: IdleCollectorLimits = { idleCpu: 8_000, workCpu: 250_000, settleTicks: 6 };
-const TICK_MS = 1_000;
+export const IDLE_COLLECTOR_LIMITS: IdleCollectorLimits = { idleCpu: 2_000, workCpu: 250_000, settleTicks: 24, quietTicks: 4 };
+const TICK_MS = 250;
 
 /** One tick: whether to collect now, and the state after it. Pure, for the unit test. */
 export function idleTick(state: IdleCollectorState, cpuNow: number, limits: IdleCollectorLimits = IDLE_COLLECTOR_LIMITS): { collect: boolean; next: IdleCollectorState } {
   if (state.lastCpu === null) return { collect: false, next: { ...state, lastCpu: cpuNow } };
   const used = Math.max(0, cpuNow - state.lastCpu);
   const idle = used <= limits.idleCpu;
+  const quiet = idle ? (state.quiet ?? 0) + 1 : 0;
   const workSinceCollect = state.workSinceCollect + used;
-  if (idle && workSinceCollect >= limits.workCpu) return { collect: true, next: { workSinceCollect: 0, lastCpu: cpuNow, settling: 0 } };
+  if (quiet >= limits.quietTicks && workSinceCollect >= limits.workCpu) return { collect: true, next: { workSinceCollect: 0, lastCpu: cpuNow, settling: 0, quiet } };
   // The second collection: `settleTicks` after the first, on an idle tick (light traffic meanwhile
   // keeps V8's allocation rate low; a new burst brings a first collection again).
   const settling = state.settling === null ? null : state.settling + 1;
-  if (idle && settling !== null && settling >= limits.settleTicks) return { collect: true, next: { workSinceCollect: 0, lastCpu: cpuNow, settling: null } };
-  return { collect: false, next: { workSinceCollect, lastCpu: cpuNow, settling } };
+  if (idle && settling !== null && settling >= limits.settleTicks) return { collect: true, next: { workSinceCollect: 0, lastCpu: cpuNow, settling: null, quiet } };
+  return { collect: false, next: { workSinceCollect, lastCpu: cpuNow, settling, quiet } };
 }
 
 const cpuMicros = () => {
@@ -71,8 +82,11 @@ const cpuMicros = () => {
   return u.user + u.system;
 };
 
-/** Starts the idle collector (an unref'd timer); `stop` ends it. */
-export function startIdleCollector(): { stop(): void } {
+/**
+ * Starts the idle collector (an unref'd timer); `stop` ends it. `collected` is called after each
+ * collection: the workers collect theirs then (WorkerPool.tidy).
+ */
+export function startIdleCollector(collected: () => void = () => undefined): { stop(): void } {
   let state: IdleCollectorState = { workSinceCollect: 0, lastCpu: null, settling: null };
   const timer = setInterval(() => {
     const { collect, next } = idleTick(state, cpuMicros());
@@ -81,6 +95,7 @@ export function startIdleCollector(): { stop(): void } {
     const gc = fullCollection();
     if (!gc) return clearInterval(timer);
     gc();
+    collected();
     // The collection's own CPU is not new work.
     state = { ...state, lastCpu: cpuMicros() };
   }, TICK_MS);

@@ -250,7 +250,7 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
   const cap = new ConnectionCap(ctx.config.maxConnections);
   const [server, twin] = await listenOnLoopback(ctx, createApp(ctx), cap);
   // Memory freed by a burst of work given back once the service is idle (idle-memory.ts).
-  const idleCollector = startIdleCollector();
+  const idleCollector = startIdleCollector(() => ctx.tidyWorkers());
   // A stop before the delay skips it: the next start compacts instead.
   let housekeeping: Promise<void> = Promise.resolve();
   const housekeepingTimer = setTimeout(() => {

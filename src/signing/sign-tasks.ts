@@ -1,6 +1,7 @@
 import { constants, createPrivateKey, privateEncrypt, type KeyObject } from 'node:crypto';
 import type { SoftSignTask, SoftSignTaskResult } from '../chip/types';
 import { signDigestP256 } from '../chip/p256-sign';
+import { fullCollection } from '../config/full-collection';
 import { publicKeyOf, secp256k1PublicKeyOf } from '../chip/soft-keys';
 import { sha256DigestInfo } from '../der/keys';
 import { createRecoveryChecker, normaliseLowS, signDigestSecp256k1 } from '../evm';
@@ -17,7 +18,9 @@ export type SignTask =
    * A thread started ahead of need (pool keepWarm): the curves' tables, and the recovery tables of
    * the software chip's EVM keys, given by their secret scalars (chip/soft-chip.ts).
    */
-  | { op: 'warm'; secp256k1Secrets: Uint8Array[] };
+  | { op: 'warm'; secp256k1Secrets: Uint8Array[] }
+  /** The service is idle after a burst: what the burst left in this thread is collected (WorkerPool.tidy). */
+  | { op: 'collect' };
 
 export type SignTaskResult = SoftSignTaskResult | number;
 
@@ -58,6 +61,9 @@ export function runSignTask(task: SignTask): SignTaskResult {
       return checkerFor(task.publicKey).recover(task.digest, task.r, task.s);
     case 'public-keys':
       return task.keys.map(publicKeyOf);
+    case 'collect':
+      fullCollection()?.();
+      return 0;
     case 'warm': {
       // noble computes secp256k1's tables for G at its first signature, and a key's own table
       // at its first recovery check: together 100-300 ms of the first EVM signature in a thread

@@ -39,7 +39,9 @@ export type DocumentTask =
   | { op: 'prepare-doc-timestamp'; pdf: Uint8Array }
   | { op: 'finish-doc-timestamp'; prepared: PreparedDocTimestamp; token: Uint8Array }
   /** A worker started ahead of need does its first-time work (warm-up.ts). */
-  | { op: 'warm' };
+  | { op: 'warm' }
+  /** The service is idle after a burst: what the burst left is collected (WorkerPool.tidy). */
+  | { op: 'collect' };
 
 /** What each task answers. */
 export interface DocumentResults {
@@ -52,6 +54,7 @@ export interface DocumentResults {
   'prepare-doc-timestamp': PreparedDocTimestamp;
   'finish-doc-timestamp': Uint8Array;
   warm: { ms: number };
+  collect: null;
 }
 export type DocumentResult = DocumentResults[keyof DocumentResults];
 
@@ -122,6 +125,9 @@ async function run(task: DocumentTask, worker: InWorker | null): Promise<Documen
       return prepareDocTimestamp(task.pdf);
     case 'finish-doc-timestamp':
       return finishDocTimestamp(task.prepared, task.token);
+    case 'collect':
+      fullCollection()?.();
+      return null;
     case 'warm': {
       const done = await warmUpEngine();
       // What the warm-up allocated is garbage now: collected, so the worker waits small.

@@ -71,6 +71,7 @@ export class DocumentWork {
       // day idle, finds the engine loaded.
       keep: 1,
       warmTask: () => ({ op: 'warm', scratch: limits.scratchDir() }),
+      tidyTask: () => ({ op: 'collect', scratch: limits.scratchDir() }),
       limits: {
         deadlineMs: limits.deadlineMs,
         overLimit: (limit) =>
@@ -175,6 +176,11 @@ export class DocumentWork {
   }
 
   /** Keeps one PDF worker started and warm from now on (the service; not a one-off CLI verify). */
+  /** Each idle PDF worker collects what a burst left (WorkerPool.tidy). */
+  tidy(): void {
+    this.pool.tidy();
+  }
+
   keepWarm(): void {
     this.pool.keepWarm();
   }

@@ -45,6 +45,8 @@ export interface PoolOptions<T, R> {
   keep?: number;
   /** What a worker kept warm runs first, its answer ignored. */
   warmTask?: () => T;
+  /** What `tidy` posts to each idle worker (a full collection), its answer ignored. */
+  tidyTask?: () => T;
   limits?: PoolLimits;
 }
 
@@ -57,6 +59,8 @@ interface Job<T, R> {
   owner: string;
   /** A warm task (keepWarm): a worker that asks to retire after it is not replaced for that. */
   warm?: true;
+  /** A tidy task: the worker's idle time goes on counting through it (it ends as if it never ran). */
+  tidy?: true;
   /** Its number among the tasks posted to its worker (serveWorker counts the same way). */
   seq?: number;
 }
@@ -158,7 +162,8 @@ export class WorkerPool<T, R> {
       return;
     }
     this.armDeadline(slot);
-    if (slot.inFlight.length === 0) {
+    // After a tidy task, a worker's idle count goes on: one beyond the kept ones still ends on time.
+    if (slot.inFlight.length === 0 && !(job?.tidy && slot.idle)) {
       slot.worker.unref();
       this.armIdle(slot);
     }
@@ -185,6 +190,7 @@ export class WorkerPool<T, R> {
   private armIdle(slot: Slot<T, R>): void {
     if (slot.idle) clearTimeout(slot.idle);
     slot.idle = setTimeout(() => {
+      slot.idle = null;
       // The workers kept warm stay: the next request, in a minute or a day, finds one ready.
       if (slot.inFlight.length === 0 && !(this.warm && this.live() <= (this.options.keep ?? 0))) this.retire(slot);
     }, this.idleMs);
@@ -218,6 +224,23 @@ export class WorkerPool<T, R> {
       job.seq = slot.posted++;
       slot.worker.post(job.task);
       this.armDeadline(slot);
+    }
+  }
+
+  /**
+   * Posts `tidyTask` to every worker that has started and has nothing to do: once the service is
+   * idle after a burst, each worker gives back what the burst left (a full collection), as the
+   * service's own isolate does (service/idle-memory.ts). A task that comes meanwhile waits for it.
+   */
+  tidy(): void {
+    const task = this.options.tidyTask;
+    if (!task || this.closed) return;
+    for (const slot of this.slots) {
+      if (slot.retiring || !slot.ready || slot.inFlight.length > 0) continue;
+      const job: Job<T, R> = { task: task(), resolve: () => undefined, reject: () => undefined, owner: '', warm: true, tidy: true };
+      slot.inFlight.push(job);
+      job.seq = slot.posted++;
+      slot.worker.post(job.task);
     }
   }
 

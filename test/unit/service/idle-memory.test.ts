@@ -14,10 +14,12 @@ describe('the idle collector', () => {
       return collect;
     });
   };
-  const busy = 1_500_000; // both cores busy through a 1 s tick
-  const idle = 5_000;
+  const busy = 375_000; // both cores busy through a 250 ms tick
+  const idle = IDLE_COLLECTOR_LIMITS.idleCpu / 2;
   const settle = IDLE_COLLECTOR_LIMITS.settleTicks;
+  const q = IDLE_COLLECTOR_LIMITS.quietTicks;
   const idleTicks = (n: number) => Array<number>(n).fill(idle);
+  const at = (decisions: boolean[]) => decisions.flatMap((d, i) => (d ? [i] : []));
 
   it('a service that only started and sits idle collects nothing', () => {
     expect(run([IDLE_COLLECTOR_LIMITS.workCpu / 2, idle, idle, idle])).toEqual([false, false, false, false]);
@@ -35,26 +37,29 @@ describe('the idle collector', () => {
     expect(state.workSinceCollect).toBe(2 * idle);
   });
 
-  it('under load, never; on the first idle tick after it, once; again only after new work', () => {
-    expect(run([busy, busy, idle, idle, idle, busy, idle, idle])).toEqual([false, false, true, false, false, false, true, false]);
+  it('under load, never; once quietTicks idle ticks in a row follow it, once; again only after new work', () => {
+    expect(at(run([busy, busy, ...idleTicks(q + 2), busy, ...idleTicks(q + 1)]))).toEqual([1 + q, 2 + q + 2 + q]);
+  });
+
+  it('a pause shorter than quietTicks between two bursts is not the end of the first (the rounds of a busy client)', () => {
+    expect(at(run([busy, ...idleTicks(q - 1), busy, ...idleTicks(q - 1), busy]))).toEqual([]);
   });
 
   it('a second collection follows the first once the service has stayed idle settleTicks more ticks, and only one', () => {
-    const decisions = run([busy, ...idleTicks(settle * 3)]);
-    expect(decisions.flatMap((d, i) => (d ? [i] : []))).toEqual([1, 1 + settle]);
+    expect(at(run([busy, ...idleTicks(settle * 3)]))).toEqual([q, q + settle]);
   });
 
   it('a busy tick when the second is due puts it off to the next idle tick; a new burst starts over', () => {
     const light = IDLE_COLLECTOR_LIMITS.idleCpu + 1;
-    expect(run([busy, ...idleTicks(settle), light, idle, idle]).flatMap((d, i) => (d ? [i] : []))).toEqual([1, settle + 2]);
+    expect(at(run([busy, ...idleTicks(q - 1 + settle), light, idle, idle]))).toEqual([q, q + settle + 1]);
     // A burst before the second is due: a first collection after it, its second settleTicks later.
-    expect(run([busy, idle, busy, ...idleTicks(settle + 2)]).flatMap((d, i) => (d ? [i] : []))).toEqual([1, 3, 3 + settle]);
+    expect(at(run([busy, ...idleTicks(q), busy, ...idleTicks(q + settle + 2)]))).toEqual([q, 2 * q + 1, 2 * q + 1 + settle]);
   });
 
-  it('light steady traffic (a request now and then) collects once its CPU adds up, on a quiet tick', () => {
+  it('light steady traffic (a request now and then) collects once its CPU adds up, on a quiet moment', () => {
     const light = IDLE_COLLECTOR_LIMITS.idleCpu + 1; // each tick just above idle
     const ticks = Math.ceil(IDLE_COLLECTOR_LIMITS.workCpu / light);
-    const decisions = run([...Array<number>(ticks).fill(light), idle]);
+    const decisions = run([...Array<number>(ticks).fill(light), ...idleTicks(q)]);
     expect(decisions.slice(0, -1).every((d) => !d)).toBe(true);
     expect(decisions.at(-1)).toBe(true);
   });

@@ -349,3 +349,61 @@ parentPort.on('message', (task) => {
     expect(p.size).toBe(1);
   });
 });
+
+/** WorkerPool.tidy: once the service is idle after a burst, each idle worker collects what the burst left. */
+describe('WorkerPool.tidy', () => {
+  // Records the ids of the tasks it ran; `report` answers them. Each takes task.ms.
+  const RECORDER = `
+const { parentPort, threadId } = require('node:worker_threads');
+const seen = [];
+parentPort.on('message', (task) => {
+  const end = Date.now() + (task.ms ?? 0);
+  while (Date.now() < end);
+  if (task.id === 'report') return parentPort.postMessage({ ok: true, value: { threadId, seen: [...seen] } });
+  seen.push(task.id);
+  parentPort.postMessage({ ok: true, value: { threadId, seen: [] } });
+});`;
+  type RecTask = { id: string; ms?: number };
+  type RecAnswer = { threadId: number; seen: string[] };
+  let pool: WorkerPool<RecTask, RecAnswer> | null = null;
+  afterEach(async () => pool?.close());
+  const make = (idleMs = 2_000) =>
+    (pool = new WorkerPool<RecTask, RecAnswer>({ name: 'test worker', workers: 2, keep: 1, idleMs, warmTask: () => ({ id: 'warm' }), tidyTask: () => ({ id: 'tidy', ms: 50 }), start: threadStarter({ kind: 'code', code: RECORDER }, 'test'), inline }));
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('posts its task to each worker that has nothing to do, and to none that is busy', async () => {
+    const p = make();
+    const burst = await Promise.all([p.run({ id: 'a', ms: 100 }), p.run({ id: 'b', ms: 100 })]);
+    expect(new Set(burst.map((r) => r.threadId)).size).toBe(2);
+    const long = p.run({ id: 'long', ms: 300 });
+    await sleep(20);
+    p.tidy();
+    const busy = (await long).threadId;
+    const reports = await Promise.all([p.run({ id: 'report' }), p.run({ id: 'report' })]);
+    const byThread = new Map(reports.map((r) => [r.threadId, r.seen]));
+    expect(byThread.get(busy)).not.toContain('tidy');
+    expect([...byThread.entries()].filter(([t]) => t !== busy).map(([, seen]) => seen.at(-1))).toEqual(['tidy']);
+  });
+
+  it('does not put off the end of a worker beyond the kept one (its idle time counts through the tidy)', async () => {
+    const p = make(400);
+    p.keepWarm();
+    await p.run({ id: 'after the warm-up' });
+    await Promise.all([p.run({ id: 'a', ms: 100 }), p.run({ id: 'b', ms: 100 })]);
+    expect(p.size).toBe(2);
+    await sleep(250);
+    p.tidy();
+    // 400 ms after the burst, not after the tidy: one worker is left at 550 ms.
+    await sleep(300);
+    expect(p.size).toBe(1);
+  });
+
+  it('a task that comes during the tidy is answered after it, by the same worker', async () => {
+    const p = make();
+    const { threadId } = await p.run({ id: 'a' });
+    p.tidy();
+    const next = await p.run({ id: 'next' });
+    expect(next.threadId).toBe(threadId);
+    expect((await p.run({ id: 'report' })).seen).toEqual(['a', 'tidy', 'next']);
+  });
+});
