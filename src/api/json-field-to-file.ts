@@ -1,7 +1,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
-import { PDF_HEADER, startsWithAscii } from '../signing/validation';
+import { PDF_HEADER } from '../signing/validation';
 import { asStorageError } from '../store/storage-error';
 
 /**
@@ -16,6 +16,7 @@ import { asStorageError } from '../store/storage-error';
  * nothing was written; within it, the file's base64 is the text that was decoded into it.
  */
 
+const HEADER = Buffer.from(PDF_HEADER, 'latin1');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 /** Base64 is checked and decoded this many characters at a time (a multiple of 4). */
@@ -231,8 +232,15 @@ export class JsonFieldToFile {
     if (last && (count % 4 !== 0 || this.decoded + count === 0)) return this.toWhole();
     const text = this.stage.toString('latin1', 0, count);
     const bytes = Buffer.from(text, 'base64');
-    if (bytes.toString('base64') !== text) return this.toWhole();
-    if (this.decoded === 0 && !startsWithAscii(bytes, PDF_HEADER)) return this.toWhole();
+    // Encoding back gives `=` only at the end: so a step that encodes back to itself holds
+    // padding there at most, which only the member's last step may.
+    if (bytes.toString('base64') !== text || (!last && text.endsWith('='))) return this.toWhole();
+    // The document's first bytes are `%PDF-`, however few each step decodes.
+    if (this.decoded < HEADER.length) {
+      const n = Math.min(HEADER.length - this.decoded, bytes.length);
+      if (!bytes.subarray(0, n).equals(HEADER.subarray(this.decoded, this.decoded + n))) return this.toWhole();
+      if (last && this.decoded + bytes.length < HEADER.length) return this.toWhole();
+    }
     this.write(bytes);
     this.decoded += bytes.length;
     this.stage.copy(this.stage, 0, count, this.staged);
