@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { createRecoveryChecker } from '../../src/evm/recovery';
+import { perOp } from './_per-op';
 
 const N = 500;
 const secret = secp256k1.utils.randomSecretKey();
@@ -12,18 +13,7 @@ const checker = createRecoveryChecker(secp256k1.getPublicKey(secret, false));
 const digests = Array.from({ length: N }, () => new Uint8Array(randomBytes(32)));
 const signatures = digests.map((d) => secp256k1.Signature.fromBytes(secp256k1.sign(d, secret, { prehash: false }), 'compact'));
 
-function perOp(f: (i: number) => unknown): number {
-  for (let i = 0; i < 100; i++) f(i); // warm-up
-  const rounds: number[] = [];
-  for (let r = 0; r < 5; r++) {
-    const t = performance.now();
-    for (let i = 0; i < N; i++) f(i);
-    rounds.push(((performance.now() - t) / N) * 1000);
-  }
-  return rounds.sort((a, b) => a - b)[2]!;
-}
-
 console.log(JSON.stringify({
-  signUs: perOp((i) => secp256k1.sign(digests[i]!, secret, { prehash: false })),
-  recoverCheckUs: perOp((i) => checker.recover(digests[i]!, signatures[i]!.r, signatures[i]!.s)),
+  signUs: perOp(N, (i) => secp256k1.sign(digests[i]!, secret, { prehash: false })),
+  recoverCheckUs: perOp(N, (i) => checker.recover(digests[i]!, signatures[i]!.r, signatures[i]!.s)),
 }));
