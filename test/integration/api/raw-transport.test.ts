@@ -193,6 +193,15 @@ describe('the raw PDF transport', () => {
     await expectError(refused, 422, /^pdf_base64 mixes the standard \(\+ \/\) and URL-safe/, where());
     for (let i = 0; i < 100 && uploads().length > 0; i += 1) await new Promise((r) => setTimeout(r, 50));
     expect(readdirSync(join(tmp.home, 'work')).filter((f) => !f.startsWith('.'))).toEqual([]);
+    // A client that goes away halfway: what was decoded is removed.
+    const cut = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(body.length), 'x-wrapper-key': creds.key, 'x-wrapper-secret': creds.secret } });
+    cut.on('error', () => undefined);
+    cut.write(body.subarray(0, body.length >> 1));
+    for (let i = 0; i < 100 && !(decoded()[0]?.length! > 0); i += 1) await new Promise((r) => setTimeout(r, 50));
+    expect(uploads()).toHaveLength(1);
+    cut.destroy();
+    for (let i = 0; i < 100 && uploads().length > 0; i += 1) await new Promise((r) => setTimeout(r, 50));
+    expect(uploads()).toEqual([]);
   }, 60_000);
 
   it('a 100 MB document signs through it and passes pdfsig; a body over --max-body is 413', async () => {
