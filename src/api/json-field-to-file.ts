@@ -129,14 +129,10 @@ export class JsonFieldToFile {
   private failed: ((error: Error) => void) | null = null;
   private pause: (() => void) | null = null;
 
-  /**
-   * `holdWhole` is called once the body is to be held whole in memory (it may refuse: a busy
-   * service). `stageChars` (a multiple of 4) is the checking and decoding step.
-   */
+  /** `stageChars` (a multiple of 4) is the checking and decoding step. */
   constructor(
     name: string,
     private readonly path: string,
-    private readonly holdWhole: () => void,
     private readonly stageChars = STAGE_CHARS,
   ) {
     this.scan = new OuterScan(name);
@@ -197,14 +193,12 @@ export class JsonFieldToFile {
   }
 
   private keepWhole(b: Buffer): void {
-    this.holdWhole();
     this.phase = 'whole';
     this.after.push(...this.head.splice(0), b);
   }
 
   /** From here on the body is kept as it arrives: what is staged is not decoded. */
   private toWhole(): void {
-    this.holdWhole();
     this.after.unshift(Buffer.from(this.stage.subarray(0, this.staged)));
     this.staged = 0;
     this.phase = 'whole';

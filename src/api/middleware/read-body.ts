@@ -70,16 +70,17 @@ function readNodeStream(incoming: IncomingMessage, limit: number, declared: numb
 /**
  * A large JSON body whose `name` member is decoded into `path` as it arrives (json-field-to-file.ts):
  * `rest` is the body without that member's characters when `file` is set, else the whole body.
- * Its share of the body memory is taken only if the body is held whole after all. With no
- * Node request underneath (tests of the app alone), the whole body is read.
+ * It takes its share of the body memory as any JSON body does, twice its declared length before
+ * its first byte (operators.md, --max-body-memory): whether it is held whole is known only later.
+ * With no Node request underneath (tests of the app alone), the whole body is read.
  */
 export async function readJsonFieldToFile(c: Context, limit: number, name: string, path: string): Promise<JsonFieldResult> {
   const declared = Number(c.req.header('content-length'));
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   if (!Number.isSafeInteger(declared) || declared < 0 || !incoming || typeof incoming.on !== 'function') return { rest: await readBodyBytes(c, limit, 2), file: null };
   if (declared > limit) throw tooLarge(limit);
-  const share = c.get('bodyShare') as BodyShare | undefined;
-  const sink = new JsonFieldToFile(name, path, () => share?.add(declared * 2));
+  (c.get('bodyShare') as BodyShare | undefined)?.add(declared * 2);
+  const sink = new JsonFieldToFile(name, path);
   const idleMs = (c.get('bodyTimeoutMs') as number | undefined) ?? 0;
   return consumeBody(incoming, { limit, most: declared, declared, idleMs }, {
     bind: (fail) =>

@@ -102,6 +102,21 @@ describe('request bodies held in memory', () => {
     expect((await again.answer).status).toBe(422);
   });
 
+  it('a large JSON sign body, which is decoded to disk as it arrives, weighs the same: 503 before it is read', async () => {
+    // 6 MiB: past the size from which the sign route decodes pdf_base64 into work/ as it arrives.
+    const body = jsonBody(6 * 1024 * 1024);
+    const first = slowUpload('/v1/pades/sign', headersFor(body), body.subarray(0, 1024), body.subarray(1024));
+    await new Promise((r) => setTimeout(r, 200));
+    const second = slowUpload('/v1/pades/sign', headersFor(body), body.subarray(0, 1024), body.subarray(1024));
+    const refused = await second.answer;
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('2');
+    first.finish();
+    second.finish();
+    // No credential_key: the first is refused by the field checks once it is read.
+    expect((await first.answer).status).toBe(422);
+  });
+
   it('a body alone may be larger than the budget: the budget never refuses the only one', async () => {
     const body = jsonBody(6 * 1024 * 1024);
     const alone = slowUpload('/v1/pades/verify', headersFor(body), body, Buffer.alloc(0));
