@@ -79,15 +79,21 @@ describe('request bodies held in memory', () => {
   };
   const headersFor = (body: Buffer) => ({ 'content-type': 'application/json', 'content-length': String(body.length), 'x-wrapper-key': aCreds.key, 'x-wrapper-secret': aCreds.secret });
 
-  it('beyond the budget a body is answered 503 with Retry-After before it is read; the others and other applications go on', async () => {
-    // Each 3 MB JSON body weighs 6 MB (its base64 and the document): one fits in 8 MiB, two do not.
-    const body = jsonBody(3 * 1024 * 1024);
-    const first = slowUpload('/v1/pades/verify', headersFor(body), body.subarray(0, 1024), body.subarray(1024));
+  /** Two uploads of `body` to `route`, the second begun while the first is still arriving: it is refused 503 before the rest of it is sent. */
+  async function secondRefused(route: string, body: Buffer) {
+    const first = slowUpload(route, headersFor(body), body.subarray(0, 1024), body.subarray(1024));
     await new Promise((r) => setTimeout(r, 200));
-    const second = slowUpload('/v1/pades/verify', headersFor(body), body.subarray(0, 1024), body.subarray(1024));
+    const second = slowUpload(route, headersFor(body), body.subarray(0, 1024), body.subarray(1024));
     const refused = await second.answer;
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBe('2');
+    return { first, second, refused };
+  }
+
+  it('beyond the budget a body is answered 503 with Retry-After before it is read; the others and other applications go on', async () => {
+    // Each 3 MB JSON body weighs 6 MB (its base64 and the document): one fits in 8 MiB, two do not.
+    const body = jsonBody(3 * 1024 * 1024);
+    const { first, second, refused } = await secondRefused('/v1/pades/verify', body);
     expect(JSON.parse(refused.text)).toMatchObject({ error: expect.stringMatching(/^the service holds \d+ MiB of other request bodies and the budget is 8 MiB \(serve --max-body-memory\)/), error_id: expect.stringMatching(/^err_/) });
     // Another application is answered meanwhile, a small PDF included.
     expect((await b('/v1/credentials')).status).toBe(200);
@@ -104,13 +110,7 @@ describe('request bodies held in memory', () => {
 
   it('a large JSON sign body, which is decoded to disk as it arrives, weighs the same: 503 before it is read', async () => {
     // 6 MiB: past the size from which the sign route decodes pdf_base64 into work/ as it arrives.
-    const body = jsonBody(6 * 1024 * 1024);
-    const first = slowUpload('/v1/pades/sign', headersFor(body), body.subarray(0, 1024), body.subarray(1024));
-    await new Promise((r) => setTimeout(r, 200));
-    const second = slowUpload('/v1/pades/sign', headersFor(body), body.subarray(0, 1024), body.subarray(1024));
-    const refused = await second.answer;
-    expect(refused.status).toBe(503);
-    expect(refused.headers['retry-after']).toBe('2');
+    const { first, second } = await secondRefused('/v1/pades/sign', jsonBody(6 * 1024 * 1024));
     first.finish();
     second.finish();
     // No credential_key: the first is refused by the field checks once it is read.
