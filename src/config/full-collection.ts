@@ -31,8 +31,9 @@ let made: (() => void) | null | undefined;
  * left alone). It runs with collectionOptions where this runtime has them. Made on the first call,
  * off the way to the first /health, and the same function after (one context, not one per call).
  * Null where the runtime refuses, and then nothing is collected. Used by the service once a burst
- * of work is over (service/idle-memory.ts), and by a PDF worker after its warm-up and when it let
- * go of a large buffer (workers/document-tasks.ts).
+ * of work is over (service/idle-memory.ts), then by each idle worker, signing thread or PDF
+ * worker, that it asks to (a `collect` task: WorkerPool.tidy), and by a PDF worker after its
+ * warm-up and when it let go of a large buffer (workers/document-tasks.ts).
  */
 export function fullCollection(): (() => void) | null {
   if (made === undefined) made = makeCollection();
