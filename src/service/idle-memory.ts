@@ -32,8 +32,8 @@ export interface IdleCollectorState {
   lastCpu: number | null;
   /** Ticks since a burst's first collection, while its second is still to come; null when none is. */
   settling: number | null;
-  /** Idle ticks in a row, up to this one (absent: none). */
-  quiet?: number;
+  /** Idle ticks in a row, up to the last one. */
+  quiet: number;
 }
 
 export interface IdleCollectorLimits {
@@ -67,7 +67,7 @@ export function idleTick(state: IdleCollectorState, cpuNow: number, limits: Idle
   if (state.lastCpu === null) return { collect: false, next: { ...state, lastCpu: cpuNow } };
   const used = Math.max(0, cpuNow - state.lastCpu);
   const idle = used <= limits.idleCpu;
-  const quiet = idle ? (state.quiet ?? 0) + 1 : 0;
+  const quiet = idle ? state.quiet + 1 : 0;
   const workSinceCollect = state.workSinceCollect + used;
   if (quiet >= limits.quietTicks && workSinceCollect >= limits.workCpu) return { collect: true, next: { workSinceCollect: 0, lastCpu: cpuNow, settling: 0, quiet } };
   // The second collection: `settleTicks` after the first, on an idle tick (light traffic meanwhile
@@ -87,7 +87,7 @@ const cpuMicros = () => {
  * collection: the workers collect theirs then (WorkerPool.tidy).
  */
 export function startIdleCollector(collected: () => void = () => undefined): { stop(): void } {
-  let state: IdleCollectorState = { workSinceCollect: 0, lastCpu: null, settling: null };
+  let state: IdleCollectorState = { workSinceCollect: 0, lastCpu: null, settling: null, quiet: 0 };
   const timer = setInterval(() => {
     const { collect, next } = idleTick(state, cpuMicros());
     state = next;

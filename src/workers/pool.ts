@@ -57,7 +57,10 @@ interface Job<T, R> {
   signal?: AbortSignal;
   /** Whose task it is (an application key; '' for the service's own work): see pump. */
   owner: string;
-  /** A warm task (keepWarm): a worker that asks to retire after it is not replaced for that. */
+  /**
+   * A task of the pool's own (a warm task, or a tidy one): not a request's work, and a worker that
+   * asks to retire after it is not replaced for that.
+   */
   warm?: true;
   /** A tidy task: the worker's idle time goes on counting through it (it ends as if it never ran). */
   tidy?: true;
@@ -459,7 +462,7 @@ export class WorkerPool<T, R> {
   }
 }
 
-/** Tasks of a worker's that are warm tasks (keepWarm): at most one, the first it runs. */
+/** Tasks of a worker's that are the pool's own (a warm task, the first it runs; a tidy task, only when it has nothing else): at most one. */
 function warmIn(slot: { inFlight: { warm?: true }[] }): number {
   return slot.inFlight.filter((j) => j.warm).length;
 }

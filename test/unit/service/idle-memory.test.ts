@@ -5,7 +5,7 @@ import { IDLE_COLLECTOR_LIMITS, idleTick, type IdleCollectorState } from '../../
 /** Issue 18, idle RSS after load: one full collection once work is over, never during it. */
 describe('the idle collector', () => {
   const run = (cpuPerTick: number[]) => {
-    let state: IdleCollectorState = { workSinceCollect: 0, lastCpu: 0, settling: null };
+    let state: IdleCollectorState = { workSinceCollect: 0, lastCpu: 0, settling: null, quiet: 0 };
     let cpu = 0;
     return cpuPerTick.map((used) => {
       cpu += used;
@@ -26,7 +26,7 @@ describe('the idle collector', () => {
   });
 
   it("the start's own work, before the first tick, is not counted: the first tick only reads the CPU", () => {
-    let state: IdleCollectorState = { workSinceCollect: 0, lastCpu: null, settling: null };
+    let state: IdleCollectorState = { workSinceCollect: 0, lastCpu: null, settling: null, quiet: 0 };
     const decisions: boolean[] = [];
     for (const cpu of [busy, busy + idle, busy + 2 * idle]) {
       const { collect, next } = idleTick(state, cpu);
