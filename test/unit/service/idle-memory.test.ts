@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fullCollection } from '../../../src/config/full-collection';
-import { IDLE_COLLECTOR_LIMITS, idleTick, type IdleCollectorState } from '../../../src/service/idle-memory';
+import { IDLE_COLLECTOR_LIMITS, idleTick, startIdleCollector, type IdleCollectorState } from '../../../src/service/idle-memory';
 
 /** Issue 18, idle RSS after load: one full collection once work is over, never during it. */
 describe('the idle collector', () => {
@@ -77,5 +77,31 @@ describe('the idle collector', () => {
     await new Promise((resolve) => setImmediate(resolve));
     gc!();
     expect(ref.deref()).toBeUndefined();
+  });
+
+  describe('startIdleCollector', () => {
+    afterEach(() => vi.useRealTimers());
+
+    it('tells its caller after each collection (the service has its idle workers collect then), and not before', () => {
+      vi.useFakeTimers();
+      let cpu = 0;
+      const cpuUsage = vi.spyOn(process, 'cpuUsage').mockImplementation(() => ({ user: cpu, system: 0 }));
+      const collected = vi.fn();
+      const collector = startIdleCollector(collected);
+      try {
+        vi.advanceTimersByTime(250); // the first tick reads the CPU
+        cpu += IDLE_COLLECTOR_LIMITS.workCpu; // a burst
+        vi.advanceTimersByTime(250);
+        vi.advanceTimersByTime(250 * (q - 1));
+        expect(collected).not.toHaveBeenCalled();
+        vi.advanceTimersByTime(250);
+        expect(collected).toHaveBeenCalledTimes(1);
+        vi.advanceTimersByTime(250 * settle);
+        expect(collected).toHaveBeenCalledTimes(2);
+      } finally {
+        collector.stop();
+        cpuUsage.mockRestore();
+      }
+    });
   });
 });
