@@ -20,7 +20,6 @@ import { AuditLog } from './requests/audit-log';
 import { DiskQuota } from './requests/disk-quota';
 import { RequestRegistry } from './requests/registry';
 import { ChipProvider } from './chip/provider';
-import { softChipSecp256k1Secrets } from './chip/soft-chip';
 import { JobRunner } from './signing/job-runner';
 import type { JobDeps } from './signing/job-types';
 import { BUILT_IN_ENGINES, EngineTable, type EngineDefinition } from './signing/engines';
@@ -123,9 +122,9 @@ export class AppContext {
       workers: config.workers,
       start: signEntry && threadStarter(signEntry, 'sign-worker'),
       inline: runSignTask,
-      // One thread kept ready by the service (prewarm), with the curves' and the EVM keys' tables made.
+      // One thread kept ready by the service (prewarm), the software chip's signatures compiled.
       keep: 1,
-      warmTask: () => ({ op: 'warm', secp256k1Secrets: this.warmSecrets }),
+      warmTask: () => ({ op: 'warm' }),
       tidyTask: () => ({ op: 'collect' }),
     });
     this.documentWork = DocumentWork.fromConfig(config.documents, options.pdfWorkerEntry ?? null, () => this.paths.work);
@@ -146,24 +145,14 @@ export class AppContext {
     });
   }
 
-  /** The software chip's EVM keys, for the signing threads' warm-up (prewarm). */
-  private warmSecrets: Uint8Array[] = [];
-
   /**
-   * The service calls this once it listens: one PDF worker and one signing thread started and
-   * warmed beside it (the engine loaded, the curves' tables made, and the software chip's EVM keys'
-   * recovery tables, their keys read from its file first), kept however long they are idle and
-   * started again when one ends, so that neither the first signature after start nor one after a
-   * day idle pays for any of it. A PKCS#11 chip is left to the first request: opening it may ask a
-   * reader for a PIN.
+   * The service calls this as it starts, before it listens: one PDF worker and one signing thread
+   * started and warmed beside it (the PDF engine loaded and run once, the software chip's
+   * signatures made once), kept however long they are idle and started again when one ends, so
+   * that neither the first signature after start nor one after a day idle pays for any of it. A
+   * PKCS#11 chip is left to the first request: opening it may ask a reader for a PIN.
    */
   prewarm(): void {
-    try {
-      const settings = this.currentPairing()?.platform === 'embedded' ? this.embedded.get().chip : null;
-      if (settings?.kind === 'soft') this.warmSecrets = softChipSecp256k1Secrets(this.paths.softChip);
-    } catch {
-      // The first request opens the chip again and says what is wrong.
-    }
     this.documentWork.keepWarm();
     this.pool.keepWarm();
   }

@@ -49,16 +49,6 @@ export function generateSoftKey(algorithm: ChipKeyAlgorithm): { privateKey: stri
   }
 }
 
-/**
- * The secret scalars of the software chip's secp256k1 keys, for a signing thread's warm-up: it
- * derives their public keys and makes their recovery tables before any request needs them. Read
- * here, synchronously, so the first warm-up already has them. None when there is no chip file.
- */
-export function softChipSecp256k1Secrets(path: string): Uint8Array[] {
-  const file = readSoftChipFile(path);
-  return (file?.keys ?? []).filter((k) => k.algorithm === 'secp256k1').map(scalarOf);
-}
-
 /** The secret scalar of an EC key record (p256, secp256k1), stored as hex. */
 function scalarOf(record: SoftChipKeyRecord): Uint8Array {
   return new Uint8Array(Buffer.from(record.private_key, 'hex'));
@@ -113,8 +103,8 @@ export function createSoftChip(path: string, runTask: RunTask): Chip {
   return {
     kind: 'soft',
     async listKeys() {
-      // The public keys are computed on a signing thread: the curves' first use there (their
-      // tables) costs the event loop nothing, and the threads need those tables anyway.
+      // The public keys are computed on a signing thread (chip/soft-keys.ts): the event loop does no
+      // curve work.
       keys ??= (runTask({ op: 'public-keys', keys: file.keys.map((k) => ({ algorithm: k.algorithm, privateKey: k.private_key })) }) as Promise<Uint8Array[]>).then((publicKeys) =>
         file.keys.map((k, i) => ({
           id: k.id,

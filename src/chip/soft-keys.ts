@@ -1,25 +1,22 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { p256 } from '@noble/curves/nist.js';
-import { getPublicKey as secp256k1PublicKey } from '@noble/secp256k1';
+import { publicPointOf } from '../ecdsa/sign-digest';
 import type { ChipKeyAlgorithm } from './types';
 
 /**
- * The software chip's public keys from its private keys: pure, so the signing threads compute them
- * (soft-chip.ts listKeys), where the curves' tables live, and the event loop never does.
+ * The software chip's public keys from its private keys, on a signing thread (soft-chip.ts
+ * listKeys), so the event loop never does the curve work: d·G by OpenSSL, as the chip signs
+ * (ecdsa/sign-digest.ts), with no table of points to build first.
  */
 
 /** SubjectPublicKeyInfo DER for a P-256 key (RFC 5480): fixed 26-byte prefix + 65-byte point. */
 export function p256SpkiFromSecret(sk: Uint8Array): Uint8Array {
   const prefix = Buffer.from('3059301306072a8648ce3d020106082a8648ce3d030107034200', 'hex');
-  return new Uint8Array(Buffer.concat([prefix, p256.getPublicKey(sk, false)]));
+  return new Uint8Array(Buffer.concat([prefix, publicPointOf('p256', sk)]));
 }
 
-/**
- * The uncompressed point 04‖X‖Y of a secp256k1 secret key, through @noble/secp256k1, the library
- * the chip signs with: the base-point table a signing thread's warm-up makes serves both.
- */
+/** The uncompressed point 04‖X‖Y of a secp256k1 secret key. */
 export function secp256k1PublicKeyOf(sk: Uint8Array): Uint8Array {
-  return secp256k1PublicKey(sk, false);
+  return publicPointOf('secp256k1', sk);
 }
 
 /** rsa/p256: SPKI DER; secp256k1: the uncompressed point 04‖X‖Y. `privateKey`: PKCS#8 PEM, or the scalar in hex. */

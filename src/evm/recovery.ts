@@ -5,7 +5,9 @@ import { SECP256K1_N } from './signature';
 
 /**
  * Recovery id (y_parity) and the CONTRACT check "before DONE the service recovers the address from
- * the signature and checks it equals the credential's address".
+ * the signature and checks it equals the credential's address", for a signature made where the
+ * secret is out of reach: a PKCS#11 chip's. The software chip's signatures are checked as they are
+ * made, with the secret in hand and no table (ecdsa/sign-digest.ts signDigestRecoverable).
  */
 
 const Point = secp256k1.Point;
@@ -14,8 +16,7 @@ const Fn = Point.Fn;
 /**
  * The wNAF windows of the tables the check multiplies with (noble's `precompute`). A narrow table
  * is quick to make: in a fresh thread, building and first using the base point's and a key's took
- * 71 ms at width 6 against 215 ms at width 8, and the first EVM signature after a start waits for
- * them. A wide one makes each check cheaper: 0.36 ms against 0.46 ms, about 7% of the signatures
+ * 71 ms at width 6 against 215 ms at width 8, and the first check of a thread waits for them. A wide one makes each check cheaper: 0.36 ms against 0.46 ms, about 7% of the signatures
  * a busy service makes per second on 2 cores (npm run bench evm, both widths in turn). So a key
  * starts narrow and is widened once it is checked BUSY_CHECKS times within BUSY_WINDOW_MS: a
  * service under load, never a person signing now and then. (All measured on a 2-core machine.)
@@ -30,8 +31,7 @@ const BUSY_WINDOW_MS = 1000;
  * for constant-time `multiply`, but `multiplyUnsafe` on it takes the slower endomorphism path (0.17
  * to 0.30 ms against 0.14 ms with a width-8 table of its own, measured on a 2-core machine); the
  * check multiplies public values, so unsafe is right. Built on the first check in a thread that
- * needs it (a warm start makes the narrow one ahead of need: signing/sign-tasks.ts), then shared
- * by every credential.
+ * needs it, then shared by every credential.
  */
 const tabledBase = new Map<number, InstanceType<typeof Point>>();
 function base(width: number): InstanceType<typeof Point> {

@@ -1,7 +1,5 @@
-import { hmac } from '@noble/hashes/hmac.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-import * as secp from '@noble/secp256k1';
 import { SigningError } from '../domain/errors';
+import { signDigest } from '../ecdsa/sign-digest';
 import { MAX_CHAIN_ID } from './tx-hash';
 
 /**
@@ -13,11 +11,6 @@ import { MAX_CHAIN_ID } from './tx-hash';
 export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 /** EIP-2: Ethereum accepts only s <= n/2, so that (r, s) and (r, n - s) are not both valid. */
 const HALF_N = SECP256K1_N >> 1n;
-
-// @noble/secp256k1 v3 ships without hashes so that it has no dependencies; sync sign() needs
-// HMAC-SHA256 for RFC 6979 deterministic nonces. Set once, at module load, from @noble/hashes.
-secp.hashes.sha256 = sha256;
-secp.hashes.hmacSha256 = (key, msg) => hmac(sha256, key, msg);
 
 function bytesToBigint(bytes: Uint8Array): bigint {
   let n = 0n;
@@ -95,6 +88,8 @@ export function formatEvmSignature(parts: EvmSignatureParts): EvmSignatureResult
  * Signs a 32-byte digest as is (no prehash: the digest already is keccak256) with RFC 6979
  * deterministic nonces, returning raw r‖s with s NOT normalised, like CKM_ECDSA on a PKCS#11
  * token: the software chip must behave as the hardware one so the low-s path is always exercised.
+ * The signature is ecdsa/sign-digest.ts's (k·G by OpenSSL); the tests hold it to noble's, ethers'
+ * and the published RFC 6979 vectors.
  */
 export function signDigestSecp256k1(secretKey: Uint8Array, digest: Uint8Array): Uint8Array {
   if (!(digest instanceof Uint8Array) || digest.length !== 32) {
@@ -105,9 +100,9 @@ export function signDigestSecp256k1(secretKey: Uint8Array, digest: Uint8Array): 
     throw new SigningError('secp256k1 secret key must be 32 bytes');
   }
   try {
-    return secp.sign(digest, secretKey, { prehash: false, lowS: false, format: 'compact' });
+    return signDigest('secp256k1', secretKey, digest);
   } catch (cause) {
-    // noble refuses a secret key outside 1..n-1; its message never contains the key itself.
+    // A secret key outside 1..n-1; the message never contains the key itself.
     throw new SigningError('secp256k1 signing failed: invalid secret key', { cause });
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Microseconds per call of `f(i)` over `n` calls (i from 0), the median of 5 rounds after 100
- * warm-up calls: the bench's micro rows (evm-crypto.ts, p256-sign.ts).
+ * warm-up calls: the bench's micro rows (evm-crypto.ts, ecdsa-p256.ts).
  */
 export function perOp(n: number, f: (i: number) => unknown): number {
   for (let i = 0; i < 100; i++) f(i % n); // warm-up

@@ -33,7 +33,7 @@ describe('the import graph (AGENTS.md)', () => {
     expect(roomErrors(tree)).toEqual([]);
   });
 
-  it('pades/, evm/, pki/, der/ and api/base64-repair.ts are pure: no fs, network, framework or clock', () => {
+  it('pades/, evm/, ecdsa/, pki/, der/ and api/base64-repair.ts are pure: no fs, network, framework or clock', () => {
     expect(pureErrors(tree)).toEqual([]);
   });
 

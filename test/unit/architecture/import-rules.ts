@@ -151,7 +151,7 @@ export function folderImportErrors(tree: Tree, rows: ImportRow[]): string[] {
 // The other layout rules of AGENTS.md.
 
 /** Pure byte work (STYLE §3.4): no fs, clock, network or framework. A folder, or one file. */
-const PURE = ['pades', 'evm', 'pki', 'der', 'api/base64-repair.ts'];
+const PURE = ['pades', 'evm', 'ecdsa', 'pki', 'der', 'api/base64-repair.ts'];
 const IMPURE_MODULES = /^(node:)?(fs|fs\/promises|net|http|https|tls|dgram|child_process|worker_threads)$|^(hono|@hono\/|citty|consola|undici|lowdb|koffi)/;
 
 export function pureErrors(tree: Tree): string[] {
