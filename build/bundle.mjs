@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { oneByteSource } from './one-byte-source.mjs';
+import { asciiSource } from './ascii-source.mjs';
 import { fontkitLazyBrotli } from './vendor/fontkit-lazy-brotli.mjs';
 import { honoWithoutHttp2 } from './vendor/hono-without-http2.mjs';
 import { importTs } from './ts-module.mjs';
@@ -110,7 +110,7 @@ for (const { entry, target, vendor, launched } of targets) {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  writeFileSync(outfile, oneByteSource(readFileSync(outfile, 'utf8'), target));
+  writeFileSync(outfile, asciiSource(readFileSync(outfile, 'utf8'), target));
   chmodSync(outfile, 0o755);
   renameSync(outfile, target);
   console.log(`built ${target}`);
@@ -153,7 +153,7 @@ function writeLauncher(main) {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  writeFileSync(outfile, oneByteSource(readFileSync(outfile, 'utf8'), target));
+  writeFileSync(outfile, asciiSource(readFileSync(outfile, 'utf8'), target));
   renameSync(outfile, target);
   console.log(`built ${target} (${[...vendored].sort().join(', ')})`);
 }

@@ -27,9 +27,20 @@ function wrapped(source) {
   return `(function (exports, require, module, __filename, __dirname) {${source.startsWith('#!') ? `//${source.slice(2)}` : source}\n})`;
 }
 
+/**
+ * A bundle's text. The build writes each one in ASCII (build/ascii-source.mjs), which reads as
+ * Latin-1 at the speed of a copy: decoding the vendor bundle's 4.7 MB as UTF-8 took 15 ms in a
+ * fresh process, against 5 ms (on a 2-core machine), and every PDF worker reads it as it starts.
+ * Anything else is read as UTF-8, as before.
+ */
+function sourceText(bytes) {
+  const { isAscii } = require('node:buffer');
+  return typeof isAscii === 'function' && isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
 /** The bundle at `file` compiled, with `cachedData` when given. */
 function compile(file, cachedData) {
-  return new vm.Script(wrapped(readFileSync(file, 'utf8')), {
+  return new vm.Script(wrapped(sourceText(readFileSync(file))), {
     filename: file,
     cachedData,
     // import() inside the bundle resolves as in any CommonJS module (Node 20.12+; older: none is needed).
@@ -63,5 +74,5 @@ function start() {
   else run(MAIN, CACHE);
 }
 
-module.exports = { MAIN, CACHE, PDF_WORKER, PDF_WORKER_CACHE, PDF_WORKER_ARG, compile, run };
+module.exports = { MAIN, CACHE, PDF_WORKER, PDF_WORKER_CACHE, PDF_WORKER_ARG, compile, run, sourceText };
 if (require.main === module) start();

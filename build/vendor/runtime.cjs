@@ -24,7 +24,11 @@ function vendorTable() {
   if (sea && sea.isSea()) {
     const mod = { exports: {} };
     // Only builtins are required from the vendor bundle, which the executable's require serves.
-    new Function('module', 'exports', 'require', sea.getAsset(ASSET, 'utf8'))(mod, mod.exports, require);
+    // ASCII, as every bundle (build/ascii-source.mjs): read as Latin-1, a copy, not decoded.
+    const bytes = Buffer.from(sea.getAsset(ASSET));
+    const { isAscii } = require('node:buffer');
+    const text = typeof isAscii === 'function' && isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+    new Function('module', 'exports', 'require', text)(mod, mod.exports, require);
     table = mod.exports;
   } else {
     const path = require('node:path').join(__dirname, ASSET);
