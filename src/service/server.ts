@@ -12,6 +12,7 @@ import { answerClientError } from './client-error';
 import { ConnectionCap } from './connection-cap';
 import { closeGentlyWhenBodyUnread } from './early-answer';
 import { startIdleCollector } from './idle-memory';
+import { refuseUnsafeListen } from './listen-policy';
 
 export interface RunningService {
   host: string;
@@ -203,21 +204,10 @@ async function closeWithin(server: Server, graceMs: number): Promise<void> {
  * queued appends and takes new ones after it, so requests may arrive meanwhile).
  */
 export async function startService(ctx: AppContext): Promise<RunningService> {
-  // `--host 0.0.0.0` would bind every interface without a word. Beyond loopback the API
-  // (wrapper secrets in clear text, no TLS) is reachable from the network: only on purpose.
+  refuseUnsafeListen(ctx.config);
   const remote = !isLoopbackAddress(ctx.config.host);
-  if (remote && !ctx.config.allowRemote) {
-    throw new ConfigurationError(`--host ${ctx.config.host} is not a loopback address; to listen beyond loopback on purpose add --allow-remote (and --allow-host with the name remote callers use)`);
-  }
-  // The same rule for the push listener. It serves only POST /receive (HMAC of the agent
-  // secret), but beyond loopback it is still a door from the network: opened on purpose only.
-  const receive = ctx.config.receiveListen;
-  if (receive && !isLoopbackAddress(receive.host) && !ctx.config.allowRemote) {
-    const where = `${receive.host.includes(':') ? `[${receive.host}]` : receive.host}:${receive.port}`;
-    throw new ConfigurationError(`--receive-listen ${where} is not a loopback address; to receive platform pushes from the network on purpose add --allow-remote`);
-  }
   // Workers started and warmed beside the service's own start, never on a request's path
-  // (context.prewarm).
+  // (context.prewarm; `serve` has started them already, before it loaded this module).
   ctx.prewarm();
   // Under the instance lock: no other writer of work/ and results/ (temp files a crash left).
   const temps = removeStaleTemps(ctx.paths);
