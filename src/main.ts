@@ -15,7 +15,7 @@ if (role === 'sign-worker' && parentPort) {
 } else if (isMainThread && process.argv[2] === PDF_WORKER_ARG && process.send) {
   // The engine loads with the first task, so a failure to load it is that task's error.
   void Promise.all([import('./workers/serve-worker'), import('./workers/handles')]).then(([worker, handles]) =>
-    worker.serveWorker(worker.processChannel(process), async (task: never) => (await import('./workers/document-tasks')).runDocumentTask(task), { retireAboveMb: handles.PDF_WORKER_RETIRE_ABOVE_MB }),
+    worker.serveWorker(worker.processChannel(process), async (task: never, queue) => (await import('./workers/document-tasks')).runDocumentTask(task, queue), { retireAboveMb: handles.PDF_WORKER_RETIRE_ABOVE_MB }),
   );
 } else {
   // Before anything writes: standard handles that cannot be opened or written are dropped, not fatal.

@@ -13,9 +13,9 @@ let loaded: Awaited<ReturnType<typeof engine>> | null = null;
 if (process.send) {
   serveWorker(
     processChannel(process),
-    async (task: Parameters<Awaited<ReturnType<typeof engine>>['runDocumentTask']>[0]) => {
+    async (task: Parameters<Awaited<ReturnType<typeof engine>>['runDocumentTask']>[0], queue) => {
       loaded ??= await engine();
-      return loaded.runDocumentTask(task);
+      return loaded.runDocumentTask(task, queue);
     },
     // The buffers it keeps for the next task are bounded there; what grows beyond them retires it.
     { retireAboveMb: PDF_WORKER_RETIRE_ABOVE_MB, keptBytes: () => loaded?.keptBufferBytes() ?? 0 },

@@ -20,6 +20,7 @@ import { validatePdf, type ValidateOptions, type ValidationReport } from '../pad
 import { isLimit, tooComplex } from '../pades/pdf';
 import { FILE_MIN_BYTES, loadFilesSync, savePartsSync, saveFilesSync } from './large-bytes';
 import { ReusedBuffers } from './reused-buffers';
+import type { TaskQueue } from './serve-worker';
 import { fullCollection } from '../config/full-collection';
 import { warmUpEngine } from './warm-up';
 
@@ -53,7 +54,8 @@ export interface DocumentResults {
   'add-dss': Uint8Array;
   'prepare-doc-timestamp': PreparedDocTimestamp;
   'finish-doc-timestamp': Uint8Array;
-  warm: { ms: number };
+  /** `skipped`: a task came while the engine loaded, and it went first (run, below). */
+  warm: { ms: number; skipped?: true };
   collect: null;
 }
 export type DocumentResult = DocumentResults[keyof DocumentResults];
@@ -91,7 +93,7 @@ interface InWorker {
   scratch: string;
 }
 
-async function run(task: DocumentTask, worker: InWorker | null): Promise<DocumentResult> {
+async function run(task: DocumentTask, worker: InWorker | null, queue: TaskQueue | null): Promise<DocumentResult> {
   switch (task.op) {
     case 'sign-check': {
       const info = checkPdfForSigning(task.pdf, task.stamp);
@@ -129,6 +131,13 @@ async function run(task: DocumentTask, worker: InWorker | null): Promise<Documen
       fullCollection()?.();
       return null;
     case 'warm': {
+      // A request that came while this worker loaded the engine (the first signature at once after
+      // a start) is not kept waiting for a throwaway signature: it goes first, and runs the same
+      // code for the first time itself. One turn of the event loop lets its message be read.
+      if (queue) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (queue.waiting() > 0) return { ms: 0, skipped: true };
+      }
       const done = await warmUpEngine();
       // What the warm-up allocated is garbage now: collected, so the worker waits small.
       fullCollection()?.();
@@ -178,7 +187,7 @@ export function keptBufferBytes(): number {
 }
 
 /** Runs one posted task: its files read first, its large answer written to `scratch`. */
-export async function runDocumentTask(posted: PostedDocumentTask): Promise<DocumentResult> {
+export async function runDocumentTask(posted: PostedDocumentTask, queue: TaskQueue | null = null): Promise<DocumentResult> {
   // In a worker (a scratch folder), every large answer is written before the task ends, so the
   // kept buffers can serve the next task; inline, the caller holds the answer: new buffers.
   const worker = posted.scratch === null ? null : { scratch: posted.scratch };
@@ -187,7 +196,7 @@ export async function runDocumentTask(posted: PostedDocumentTask): Promise<Docum
   // arrays of FILE_MIN_BYTES or more travel as files, so every reading is a large one).
   const { scratch, ...task } = loadFilesSync(posted, worker ? (size) => kept.take(size) : undefined);
   try {
-    const result = await run(task as DocumentTask, worker);
+    const result = await run(task as DocumentTask, worker, queue);
     return scratch === null ? result : saveFilesSync(result, scratch);
   } catch (error) {
     throw asDocumentError(error);

@@ -48,11 +48,17 @@ export interface ServeWorkerOptions {
   now?: () => number;
 }
 
+/** What a task's runner may ask of the worker's queue. */
+export interface TaskQueue {
+  /** Tasks received after the running one that have not started yet. */
+  waiting(): number;
+}
+
 /**
  * Body of a worker: answer each task, in order, with what `run` gives; a task the pool cancelled
  * before its turn is answered without running.
  */
-export function serveWorker<T, R>(port: TaskChannel, run: (task: T) => R | Promise<R>, o: ServeWorkerOptions = {}): void {
+export function serveWorker<T, R>(port: TaskChannel, run: (task: T, queue: TaskQueue) => R | Promise<R>, o: ServeWorkerOptions = {}): void {
   const rss = o.rss ?? (() => process.memoryUsage.rss());
   const now = o.now ?? (() => performance.now());
   let measuredAt = -Infinity;
@@ -62,6 +68,7 @@ export function serveWorker<T, R>(port: TaskChannel, run: (task: T) => R | Promi
   /** The number of the next task to start: a cancel below it came too late. */
   let next = 0;
   const cancelled = new Set<number>();
+  const queue: TaskQueue = { waiting: () => received - next };
   port.onTask((message) => {
     const cancel = cancelledSeq(message);
     if (cancel !== null) {
@@ -82,7 +89,7 @@ export function serveWorker<T, R>(port: TaskChannel, run: (task: T) => R | Promi
       let answer: WorkerAnswer<R>;
       const started = now();
       try {
-        answer = { ok: true, value: await run(message as T) };
+        answer = { ok: true, value: await run(message as T, queue) };
       } catch (error) {
         answer = { ok: false, error: errorToWorker(error) };
       }

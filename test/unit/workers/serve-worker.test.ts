@@ -54,3 +54,27 @@ describe('serveWorker: when a worker measures its memory', () => {
     expect((await grown.send(LONG_TASK_MS)).retire).toBe(true);
   });
 });
+
+describe('serveWorker: what a task sees of the queue behind it', () => {
+  it('counts the tasks received after the running one and not started yet', async () => {
+    let listener: (task: unknown) => void = () => undefined;
+    const answers: unknown[] = [];
+    const port: TaskChannel = { onTask: (l) => void (listener = l), answer: (m) => void answers.push(m) };
+    const seen: [string, number][] = [];
+    let release: () => void = () => undefined;
+    serveWorker(port, async (task: { name: string }, queue) => {
+      // The first task waits until the others have come, as a warm-up does while its engine loads.
+      if (task.name === 'first') await new Promise<void>((resolve) => (release = resolve));
+      seen.push([task.name, queue.waiting()]);
+      return task.name;
+    });
+    listener({ name: 'first' });
+    await new Promise((resolve) => setImmediate(resolve));
+    listener({ name: 'second' });
+    listener({ name: 'third' });
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    while (answers.length < 3) await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([['first', 2], ['second', 1], ['third', 0]]);
+  });
+});

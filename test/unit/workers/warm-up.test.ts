@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runDocumentTask } from '../../../src/workers/document-tasks';
 import { warmUpEngine, warmUpPdf } from '../../../src/workers/warm-up';
 import { tempDir } from '../../helpers/temp-dir';
 
@@ -28,5 +29,13 @@ describe('the warm-up page', () => {
 
   it('the warm-up signs it and validates the result', async () => {
     expect((await warmUpEngine()).ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a worker skips it when a request came while the engine loaded, and runs it otherwise', async () => {
+    // The request then goes first (the first signature at once after a start); it runs the same
+    // code for the first time itself.
+    expect(await runDocumentTask({ op: 'warm', scratch: null }, { waiting: () => 1 })).toEqual({ ms: 0, skipped: true });
+    const ran = await runDocumentTask({ op: 'warm', scratch: null }, { waiting: () => 0 });
+    expect(ran).not.toHaveProperty('skipped');
   });
 });
