@@ -172,6 +172,8 @@ export class RequestStore {
         if (!this.byId.has(rec.e.requestId)) {
           this.byId.set(rec.e.requestId, rec.e);
           this.order.push(rec.e);
+          // A compacted journal writes a DONE entry as it stands: its result counts from here.
+          this.countResult(rec.e, 1);
         }
         break;
       case 'd': {

@@ -188,6 +188,26 @@ describe('RequestStore', () => {
     await again.close();
   });
 
+  it('counts each application\'s result bytes (its disk quota) the same after a compaction and a restart', async () => {
+    const a = new RequestStore(journal);
+    await a.create({ ...entry('req_1', '2026-11-22T10:00:00.000Z'), kind: 'pades' });
+    await a.create({ ...entry('req_2', '2026-11-22T10:00:01.000Z'), kind: 'pades' });
+    await a.markDone('req_1', '2026-11-22T10:00:02.000Z', { bytes: 400_000 });
+    // Compacted with one DONE and one PENDING, then the PENDING one is done after it.
+    await a.compact();
+    await a.markDone('req_2', '2026-11-22T10:00:03.000Z', { bytes: 300_000 });
+    expect(a.resultBytesOf('wrp_x')).toBe(700_000);
+    await a.close();
+    const b = new RequestStore(journal);
+    expect(b.resultBytesOf('wrp_x')).toBe(700_000);
+    // And once more folded: every entry a compacted one.
+    await b.compact();
+    await b.close();
+    const c = new RequestStore(journal);
+    expect(c.resultBytesOf('wrp_x')).toBe(700_000);
+    await c.close();
+  });
+
   it('compaction rewrites only live entries', async () => {
     const s = new RequestStore(journal);
     for (let i = 0; i < 20; i += 1) {
