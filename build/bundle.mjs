@@ -1,15 +1,14 @@
 // Bundles src/main.ts into dist/localsign-main.cjs, started by dist/localsign.cjs (CONTRACT
 // "bundle": `node dist/localsign.cjs <command>`) with V8's code cache of it, stamping the git commit.
-import { execFileSync, fork } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { asciiSource } from './ascii-source.mjs';
 import { fontkitLazyBrotli } from './vendor/fontkit-lazy-brotli.mjs';
 import { honoWithoutHttp2 } from './vendor/hono-without-http2.mjs';
-import { importTs } from './ts-module.mjs';
+import { makePdfWorkerCaches, PDF_WORKER_CACHES } from './pdf-worker-caches.mjs';
 
 function gitCommit() {
   try {
@@ -65,8 +64,6 @@ function vendorPlugin(used) {
   };
 }
 const vendored = new Set();
-/** The PDF worker's code caches (build/pdf-worker-cache.cjs). */
-const PDF_WORKER_CACHES = ['localsign-pdf-worker.cache', 'localsign-vendor.cache'];
 const commit = process.env.LOCALSIGN_COMMIT || gitCommit();
 /**
  * The release bundle drops every `TEST_FAULT:` block (the LOCALSIGN_TEST_FAULT switch, with which
@@ -157,39 +154,7 @@ function writeLauncher(main) {
   renameSync(outfile, target);
   console.log(`built ${target} (${[...vendored].sort().join(', ')})`);
 }
-await makePdfWorkerCaches(out);
-
-/**
- * A PDF worker started from the built launcher by build/pdf-worker-cache.cjs, with the flags PDF
- * workers start with, given its warm task (what the service gives a worker it keeps ready) and
- * ended: it writes both caches as it exits.
- */
-async function makePdfWorkerCaches(dir) {
-  // The V8 flags a PDF worker starts with by default, from the source the service computes them
-  // with: V8 takes a cache only under the flags it was made with.
-  const [{ DEFAULTS }, { WORKER_SEMI_SPACE_MB }, { pdfWorkerV8Flags }] = await Promise.all(['src/config/config.ts', 'src/workers/handles.ts', 'src/workers/sandbox.ts'].map(importTs));
-  const execArgv = pdfWorkerV8Flags({ heapMb: DEFAULTS.documentMemoryLimitMb, semiSpaceMb: WORKER_SEMI_SPACE_MB });
-  const scratch = mkdtempSync(join(tmpdir(), 'localsign-build-'));
-  try {
-    const child = fork(resolve('build/pdf-worker-cache.cjs'), [resolve(dir)], { execArgv, serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const exited = new Promise((done) => child.on('exit', (code) => done(code)));
-    await new Promise((done, fail) => {
-      child.on('message', (m) => {
-        if (m && m.ready) child.send({ op: 'warm', scratch });
-        else if (m && m.ok) done();
-        else fail(new Error(`the PDF worker's warm-up failed: ${JSON.stringify(m)}`));
-      });
-      child.on('exit', (code) => fail(new Error(`the PDF worker exited (${code}) before its warm-up ended`)));
-    });
-    child.disconnect();
-    const code = await exited;
-    const missing = PDF_WORKER_CACHES.filter((cache) => !existsSync(`${dir}/${cache}`));
-    if (code !== 0 || missing.length > 0) throw new Error(`the PDF worker's code caches were not made (exit ${code}; missing ${missing.join(', ')})`);
-    console.log(`built ${PDF_WORKER_CACHES.map((cache) => `${dir}/${cache}`).join(', ')} (after a warm-up)`);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
-}
+console.log(`built ${(await makePdfWorkerCaches(out)).join(', ')} (after a warm-up)`);
 
 // What the bundle was stamped with, for the executables' version resource and the installers' names.
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));

@@ -38,14 +38,24 @@ function sourceText(bytes) {
   return typeof isAscii === 'function' && isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
-/** The bundle at `file` compiled, with `cachedData` when given. */
-function compile(file, cachedData) {
-  return new vm.Script(wrapped(sourceText(readFileSync(file))), {
-    filename: file,
+/**
+ * A bundle's text compiled as Node wraps a CommonJS module, with `cachedData` when given: a cache
+ * made for the same text, by the same V8 under the same flags, is taken; any other is refused by
+ * V8 (`cachedDataRejected`) and the text compiled as usual. Also the single executable's way to
+ * its embedded vendor bundle (build/vendor/runtime.cjs).
+ */
+function compileText(text, filename, cachedData) {
+  return new vm.Script(wrapped(text), {
+    filename,
     cachedData,
     // import() inside the bundle resolves as in any CommonJS module (Node 20.12+; older: none is needed).
     importModuleDynamically: vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
+}
+
+/** The bundle at `file` compiled, with `cachedData` when given. */
+function compile(file, cachedData) {
+  return compileText(sourceText(readFileSync(file)), file, cachedData);
 }
 
 /**
@@ -74,5 +84,5 @@ function start() {
   else run(MAIN, CACHE);
 }
 
-module.exports = { MAIN, CACHE, PDF_WORKER, PDF_WORKER_CACHE, PDF_WORKER_ARG, compile, run, sourceText };
+module.exports = { MAIN, CACHE, PDF_WORKER, PDF_WORKER_CACHE, PDF_WORKER_ARG, compile, compileText, run, sourceText };
 if (require.main === module) start();

@@ -7,7 +7,8 @@
 // the build made it in a PDF worker after its warm-up (build/pdf-worker-cache.cjs), under the V8
 // flags PDF workers start with. Any other process (or a PDF worker with another heap limit) has
 // other flags, and V8 refuses the cache: the bundle is then compiled as usual, never an error (the
-// service process reads the cache for nothing then, once, when it first needs undici).
+// service process reads the cache for nothing then, once, when it first needs undici). The single
+// executable carries a cache of its own Node's making the same way (build/sea.mjs).
 'use strict';
 const ASSET = 'localsign-vendor.cjs';
 const CACHE = 'localsign-vendor.cache';
@@ -23,12 +24,19 @@ function vendorTable() {
   }
   if (sea && sea.isSea()) {
     const mod = { exports: {} };
-    // Only builtins are required from the vendor bundle, which the executable's require serves.
-    // ASCII, as every bundle (build/ascii-source.mjs): read as Latin-1, a copy, not decoded.
-    const bytes = Buffer.from(sea.getAsset(ASSET));
-    const { isAscii } = require('node:buffer');
-    const text = typeof isAscii === 'function' && isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
-    new Function('module', 'exports', 'require', text)(mod, mod.exports, require);
+    // Compiled as the launcher compiles a bundle, with the code cache the build made for this
+    // text in a PDF worker of the executable's own Node after its warm-up (build/sea.mjs), when
+    // the executable carries it and V8 takes it (the same Node version, a PDF worker's flags);
+    // compiled as usual otherwise. Only builtins are required from the vendor bundle, which the
+    // executable's require serves.
+    const launcher = require('../launcher.cjs');
+    let cachedData;
+    try {
+      cachedData = Buffer.from(sea.getAsset(CACHE));
+    } catch {
+      cachedData = undefined; // an executable built without it
+    }
+    launcher.compileText(launcher.sourceText(Buffer.from(sea.getAsset(ASSET))), ASSET, cachedData).runInThisContext()(mod.exports, require, mod, ASSET, '.');
     table = mod.exports;
   } else {
     const path = require('node:path').join(__dirname, ASSET);

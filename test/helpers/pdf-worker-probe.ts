@@ -5,7 +5,7 @@
  * same environment, answers to a task whose document is a file of the config dir. Linux only.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 
@@ -39,6 +39,33 @@ export function processEnvironment(pid: number): Record<string, string> {
 /** The program and arguments a process runs. */
 export function processCommand(pid: number): string[] {
   return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a.length > 0);
+}
+
+const CODE_CACHE_SPY = `'use strict';
+const vm = require('node:vm');
+const { appendFileSync } = require('node:fs');
+const Script = vm.Script;
+vm.Script = function (code, options) {
+  const script = new Script(code, options);
+  if (options && options.cachedData) appendFileSync(__dirname + '/spy.jsonl', JSON.stringify({ file: require('node:path').basename(options.filename), rejected: script.cachedDataRejected }) + '\\n');
+  return script;
+};
+`;
+
+/**
+ * A module for a PDF worker to preload (`options`, for its NODE_OPTIONS) that records, for each
+ * script compiled with a code cache, whether V8 took it, in `scratch` (the one folder a worker may
+ * write); `compiled()` reads what it recorded.
+ */
+export function codeCacheSpy(scratch: string): { options: string[]; compiled(): { file: string; rejected: boolean }[] } {
+  writeFileSync(join(scratch, 'spy.cjs'), CODE_CACHE_SPY);
+  return {
+    options: ['--require', join(scratch, 'spy.cjs')],
+    compiled: () => {
+      const spied = existsSync(join(scratch, 'spy.jsonl')) ? readFileSync(join(scratch, 'spy.jsonl'), 'utf8').trim() : '';
+      return spied === '' ? [] : spied.split('\n').map((line) => JSON.parse(line) as { file: string; rejected: boolean });
+    },
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../../src/config/config';
@@ -6,7 +6,7 @@ import { PDF_WORKER_ARG } from '../../../src/workers/entry';
 import { WORKER_SEMI_SPACE_MB } from '../../../src/workers/handles';
 import { nodeOptionsValue, pdfWorkerOptions } from '../../../src/workers/sandbox';
 import { assertBundle } from '../../helpers/cli';
-import { askPdfWorker } from '../../helpers/pdf-worker-probe';
+import { askPdfWorker, codeCacheSpy } from '../../helpers/pdf-worker-probe';
 import { tempDir } from '../../helpers/temp-dir';
 
 /**
@@ -22,26 +22,13 @@ const DIST = resolve(__dirname, '../../../dist');
 const BUNDLES = ['localsign-pdf-worker.cjs', 'localsign-vendor.cjs'];
 const CACHES = ['localsign-pdf-worker.cache', 'localsign-vendor.cache'];
 
-const SPY = `'use strict';
-const vm = require('node:vm');
-const { appendFileSync } = require('node:fs');
-const Script = vm.Script;
-vm.Script = function (code, options) {
-  const script = new Script(code, options);
-  if (options && options.cachedData) appendFileSync(__dirname + '/spy.jsonl', JSON.stringify({ file: require('node:path').basename(options.filename), rejected: script.cachedDataRejected }) + '\\n');
-  return script;
-};
-`;
-
 /** Starts the worker of `dir` as the service does, with a heap limit of `heapMb`; its warm task's answer and what the spy saw. */
 async function warmWorker(dir: string, heapMb: number): Promise<{ answer: { ok: boolean }; compiled: { file: string; rejected: boolean }[] }> {
   const scratch = tempDir('localsign-pdf-cache-');
-  writeFileSync(join(scratch, 'spy.cjs'), SPY);
-  const options = [...pdfWorkerOptions({ heapMb, semiSpaceMb: WORKER_SEMI_SPACE_MB, nodeVersion: process.versions.node, readFolders: [dir], scratch }), '--require', join(scratch, 'spy.cjs')];
+  const spy = codeCacheSpy(scratch);
+  const options = [...pdfWorkerOptions({ heapMb, semiSpaceMb: WORKER_SEMI_SPACE_MB, nodeVersion: process.versions.node, readFolders: [dir], scratch }), ...spy.options];
   const answer = await askPdfWorker([process.execPath, join(dir, 'localsign.cjs'), PDF_WORKER_ARG], { NODE_OPTIONS: nodeOptionsValue(options) }, { op: 'warm', scratch });
-  const spied = existsSync(join(scratch, 'spy.jsonl')) ? readFileSync(join(scratch, 'spy.jsonl'), 'utf8').trim() : '';
-  const compiled = spied === '' ? [] : spied.split('\n').map((line) => JSON.parse(line) as { file: string; rejected: boolean });
-  return { answer, compiled };
+  return { answer, compiled: spy.compiled() };
 }
 
 describe('the PDF worker’s code caches', () => {

