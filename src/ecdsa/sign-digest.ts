@@ -142,8 +142,11 @@ export function signDigest(curve: EcdsaCurve, secretKey: Uint8Array, digest: Uin
   return new Uint8Array(Buffer.concat([toBytes(r), toBytes(s)]));
 }
 
-/** Public keys already found to belong to their secret here, by their hex (one k·G each, once per thread). */
-const matchedKeys = new Set<string>();
+/**
+ * Public keys already found to be d·G here, by their hex, with their d (one k·G each, once per key
+ * and thread): the same key given with another secret is checked again, and refused.
+ */
+const matchedKeys = new Map<string, bigint>();
 
 /** The public key d·G of a secret key, as the uncompressed point 04‖X‖Y (SEC 1 §2.3.3), by OpenSSL. */
 export function publicPointOf(curve: EcdsaCurve, secretKey: Uint8Array): Uint8Array {
@@ -173,9 +176,9 @@ export function signDigestRecoverable(curve: EcdsaCurve, secretKey: Uint8Array, 
   const c = CURVES[curve];
   const signed = sign(curve, secretKey, digest);
   const id = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('hex');
-  if (!matchedKeys.has(id)) {
+  if (matchedKeys.get(id) !== signed.d) {
     if (!Buffer.from(publicPointOf(curve, secretKey)).equals(publicKey)) throw new SigningError(DOES_NOT_RECOVER);
-    matchedKeys.add(id);
+    matchedKeys.set(id, signed.d);
   }
   const s = signed.s > c.n >> 1n ? c.n - signed.s : signed.s;
   return { r: signed.r, s, recoveryId: recoveryIdOf(curve, signed, s) };

@@ -109,9 +109,13 @@ describe('signDigestRecoverable (the EVM signature and its recovery check)', () 
     const secret = secp256k1.utils.randomSecretKey(new Uint8Array(48).fill(7));
     const another = secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(new Uint8Array(48).fill(8)), false);
     expect(() => signDigestRecoverable('secp256k1', secret, sha256('x'), another)).toThrow(DOES_NOT_RECOVER);
-    // A key found to match once is remembered, and another's still refused after it.
-    signDigestRecoverable('secp256k1', secret, sha256('x'), secp256k1.getPublicKey(secret, false));
+    // A key found to match once is remembered, and another's still refused after it; so is the
+    // remembered key given with another secret.
+    const own = secp256k1.getPublicKey(secret, false);
+    signDigestRecoverable('secp256k1', secret, sha256('x'), own);
     expect(() => signDigestRecoverable('secp256k1', secret, sha256('y'), another)).toThrow(DOES_NOT_RECOVER);
+    const otherSecret = secp256k1.utils.randomSecretKey(new Uint8Array(48).fill(8));
+    expect(() => signDigestRecoverable('secp256k1', otherSecret, sha256('z'), own)).toThrow(DOES_NOT_RECOVER);
   });
 });
 
