@@ -41,8 +41,7 @@ function sourceText(bytes) {
 /**
  * A bundle's text compiled as Node wraps a CommonJS module, with `cachedData` when given: a cache
  * made for the same text, by the same V8 under the same flags, is taken; any other is refused by
- * V8 (`cachedDataRejected`) and the text compiled as usual. Also the single executable's way to
- * its embedded vendor bundle (build/vendor/runtime.cjs).
+ * V8 (`cachedDataRejected`) and the text compiled as usual.
  */
 function compileText(text, filename, cachedData) {
   return new vm.Script(wrapped(text), {
@@ -58,6 +57,22 @@ function compile(file, cachedData) {
   return compileText(sourceText(readFileSync(file)), file, cachedData);
 }
 
+/** What `read(name)` gives, or undefined where it throws (no such file or asset). */
+function optional(read, name) {
+  try {
+    return read(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs a compiled bundle as Node runs a CommonJS module, with `req` as its require; its exports. */
+function runScript(script, file, dir, req) {
+  const mod = { exports: {}, id: file, filename: file, loaded: false, children: [], paths: [] };
+  script.runInThisContext()(mod.exports, req, mod, file, dir);
+  return mod.exports;
+}
+
 /**
  * Runs the bundle `name` beside this file as Node runs a CommonJS module, compiled with the cache
  * `cacheName` when there is one, and gives its exports: the bundles this launcher starts, and the
@@ -65,15 +80,25 @@ function compile(file, cachedData) {
  */
 function run(name, cacheName) {
   const file = join(__dirname, name);
-  let cachedData;
-  try {
-    cachedData = readFileSync(join(__dirname, cacheName));
-  } catch {
-    cachedData = undefined;
-  }
-  const mod = { exports: {}, id: file, filename: file, loaded: false, children: [], paths: [] };
-  compile(file, cachedData).runInThisContext()(mod.exports, createRequire(file), mod, file, __dirname);
-  return mod.exports;
+  const cachedData = optional(readFileSync, join(__dirname, cacheName));
+  return runScript(compile(file, cachedData), file, __dirname, createRequire(file));
+}
+
+/**
+ * The same for a bundle embedded in the single executable as the SEA asset `name`, with the cache
+ * asset `cacheName` when it carries one (build/sea.mjs made it with the executable's Node): its
+ * exports, or null outside a single executable or without the asset. Its require is the
+ * executable's, which serves the builtins, all a bundle requires. The executable's PDF workers run
+ * theirs this way (src/workers/embedded-pdf-worker.ts), and the vendor bundle is loaded so
+ * (build/vendor/runtime.cjs).
+ */
+function runAsset(name, cacheName) {
+  const sea = optional(require, 'node:sea'); // missing before Node 20.12: not a single executable
+  if (!sea || !sea.isSea()) return null;
+  const bytes = optional(sea.getAsset, name);
+  if (bytes === undefined) return null;
+  const cache = optional(sea.getAsset, cacheName);
+  return runScript(compileText(sourceText(Buffer.from(bytes)), name, cache === undefined ? undefined : Buffer.from(cache)), name, '.', require);
 }
 
 function start() {
@@ -84,5 +109,5 @@ function start() {
   else run(MAIN, CACHE);
 }
 
-module.exports = { MAIN, CACHE, PDF_WORKER, PDF_WORKER_CACHE, PDF_WORKER_ARG, compile, compileText, run, sourceText };
+module.exports = { MAIN, CACHE, PDF_WORKER, PDF_WORKER_CACHE, PDF_WORKER_ARG, compile, run, runAsset };
 if (require.main === module) start();

@@ -14,53 +14,23 @@ const ASSET = 'localsign-vendor.cjs';
 const CACHE = 'localsign-vendor.cache';
 let table = null;
 
+const launcher = require('../launcher.cjs');
+
 function vendorTable() {
   if (table) return table;
-  let sea = null;
-  try {
-    sea = require('node:sea');
-  } catch {
-    /* before Node 20.12: not a single executable */
-  }
-  if (sea && sea.isSea()) {
-    const mod = { exports: {} };
-    // Compiled as the launcher compiles a bundle, with the code cache the build made for this
-    // text in a PDF worker of the executable's own Node after its warm-up (build/sea.mjs), when
-    // the executable carries it and V8 takes it (the same Node version, a PDF worker's flags);
-    // compiled as usual otherwise. Only builtins are required from the vendor bundle, which the
-    // executable's require serves.
-    const launcher = require('../launcher.cjs');
-    let cachedData;
-    try {
-      cachedData = Buffer.from(sea.getAsset(CACHE));
-    } catch {
-      cachedData = undefined; // an executable built without it
-    }
-    launcher.compileText(launcher.sourceText(Buffer.from(sea.getAsset(ASSET))), ASSET, cachedData).runInThisContext()(mod.exports, require, mod, ASSET, '.');
-    table = mod.exports;
-  } else {
+  // In the single executable, the embedded bundle; beside the service bundle, the file. Either is
+  // compiled with its code cache when V8 takes it (build/launcher.cjs runAsset and run; the
+  // launcher is bundled with this file).
+  table = launcher.runAsset(ASSET, CACHE);
+  if (!table) {
     const path = require('node:path').join(__dirname, ASSET);
     try {
-      table = requireBeside(path);
+      table = launcher.run(ASSET, CACHE);
     } catch (e) {
       throw new Error(`cannot load ${path}, which dist/localsign.cjs needs beside it for PDF work and the remote platform (${e && e.message})`);
     }
   }
   return table;
-}
-
-/**
- * The vendor bundle through the launcher beside it (build/launcher.cjs `run`: compiled with its code
- * cache, as the launcher compiles the bundles it starts); a plain require without the launcher.
- */
-function requireBeside(path) {
-  let launcher = null;
-  try {
-    launcher = require(require('node:path').join(__dirname, 'localsign.cjs'));
-  } catch {
-    /* no launcher beside this bundle */
-  }
-  return launcher && typeof launcher.run === 'function' ? launcher.run(ASSET, CACHE) : require(path);
 }
 
 /** The module a vendored import names, evaluated on its first use. */
