@@ -14,11 +14,6 @@ export function p256SpkiFromSecret(sk: Uint8Array): Uint8Array {
   return new Uint8Array(Buffer.concat([prefix, publicPointOf('p256', sk)]));
 }
 
-/** The uncompressed point 04‖X‖Y of a secp256k1 secret key. */
-export function secp256k1PublicKeyOf(sk: Uint8Array): Uint8Array {
-  return publicPointOf('secp256k1', sk);
-}
-
 /** rsa/p256: SPKI DER; secp256k1: the uncompressed point 04‖X‖Y. `privateKey`: PKCS#8 PEM, or the scalar in hex. */
 export function publicKeyOf(rec: { algorithm: ChipKeyAlgorithm; privateKey: string }): Uint8Array {
   switch (rec.algorithm) {
@@ -27,6 +22,6 @@ export function publicKeyOf(rec: { algorithm: ChipKeyAlgorithm; privateKey: stri
     case 'p256':
       return p256SpkiFromSecret(Buffer.from(rec.privateKey, 'hex'));
     case 'secp256k1':
-      return secp256k1PublicKeyOf(Buffer.from(rec.privateKey, 'hex'));
+      return publicPointOf('secp256k1', Buffer.from(rec.privateKey, 'hex'));
   }
 }

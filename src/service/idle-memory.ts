@@ -13,9 +13,9 @@ import { fullCollection } from '../config/full-collection';
  * On Node 20 that first collection leaves the young generation at the size the burst grew it to
  * (two semi-spaces of 16 MiB on a 64-bit Node), resident: V8 shrinks it only in a full collection
  * that finds the allocation rate low over its last 5 s (Heap::ReduceNewSpaceSize), which the first
- * one, right after the burst, never does. So a second collection follows 6 s
- * later (`settleTicks`), and gives those pages back (a plain Node script measured 89 -> 56 MiB; the `idle` row of
- * `node test/bench/run.mjs` shows the service's). On Node 22, the single executable's runtime, the
+ * one, right after the burst, never does. So a second collection follows 6 s later
+ * (`settleTicks`), and gives those pages back (a plain Node script measured 89 -> 56 MiB; the
+ * `idle` row of `node test/bench/run.mjs` shows the service's). On Node 22, the single executable's runtime, the
  * first one already does (full-collection.ts: V8's last-resort collection), and the second finds
  * little left.
  */

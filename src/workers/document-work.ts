@@ -175,12 +175,12 @@ export class DocumentWork {
     return this.pool.size;
   }
 
-  /** Keeps one PDF worker started and warm from now on (the service; not a one-off CLI verify). */
   /** Each idle PDF worker collects what a burst left (WorkerPool.tidy). */
   tidy(): void {
     this.pool.tidy();
   }
 
+  /** Keeps one PDF worker started and warm from now on (the service; not a one-off CLI verify). */
   keepWarm(): void {
     this.pool.keepWarm();
   }

@@ -223,9 +223,7 @@ export class WorkerPool<T, R> {
         owner: '',
         warm: true,
       };
-      slot.inFlight.push(job);
-      job.seq = slot.posted++;
-      slot.worker.post(job.task);
+      this.post(slot, job);
       this.armDeadline(slot);
     }
   }
@@ -240,11 +238,15 @@ export class WorkerPool<T, R> {
     if (!task || this.closed) return;
     for (const slot of this.slots) {
       if (slot.retiring || !slot.ready || slot.inFlight.length > 0) continue;
-      const job: Job<T, R> = { task: task(), resolve: () => undefined, reject: () => undefined, owner: '', warm: true, tidy: true };
-      slot.inFlight.push(job);
-      job.seq = slot.posted++;
-      slot.worker.post(job.task);
+      this.post(slot, { task: task(), resolve: () => undefined, reject: () => undefined, owner: '', warm: true, tidy: true });
     }
+  }
+
+  /** Sends `job` to the worker of `slot`, numbered as the worker counts its tasks (serveWorker). */
+  private post(slot: Slot<T, R>, job: Job<T, R>): void {
+    slot.inFlight.push(job);
+    job.seq = slot.posted++;
+    slot.worker.post(job.task);
   }
 
   /** Warm tasks that failed in a row: the next start waits 1 s, 2 s, … up to a minute. */
@@ -411,10 +413,8 @@ export class WorkerPool<T, R> {
       }
       if (slot.idle) clearTimeout(slot.idle);
       slot.idle = null;
-      slot.inFlight.push(job);
-      job.seq = slot.posted++;
       slot.worker.ref();
-      slot.worker.post(job.task);
+      this.post(slot, job);
       if (slot.inFlight.length === 1) this.armDeadline(slot);
     }
   }
