@@ -30,6 +30,30 @@ function opensslVerifies(curve: 'p256' | 'secp256k1', point: Uint8Array, message
   return verify('sha256', message, { key, dsaEncoding: 'ieee-p1363' }, rs);
 }
 
+/** Each curve with the libraries its signatures and public keys are held to (RFC 6979, s not normalised). */
+const REFERENCES = [
+  { curve: 'p256', randomSecret: (seed: Uint8Array) => p256.utils.randomSecretKey(seed), signers: [p256.sign], publicKey: p256.getPublicKey },
+  // @noble/secp256k1, the stack's EVM library, and @noble/curves' secp256k1.
+  { curve: 'secp256k1', randomSecret: (seed: Uint8Array) => secp256k1.utils.randomSecretKey(seed), signers: [secp.sign, secp256k1.sign], publicKey: secp.getPublicKey },
+] as const;
+
+describe.each(REFERENCES)('signDigest, $curve', ({ curve, randomSecret, signers, publicKey }) => {
+  it('signs as noble does, and OpenSSL verifies it (property)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 0, maxLength: 64 }), fc.uint8Array({ minLength: 48, maxLength: 48 }), (message, seed) => {
+        // A key from 48 bytes, reduced into [1, n-1] as FIPS 186-4 B.4.1 does.
+        const secret = randomSecret(seed);
+        const digest = sha256(message);
+        const sig = signDigest(curve, secret, digest);
+        for (const sign of signers) expect(Buffer.from(sig).equals(Buffer.from(sign(digest, secret, { prehash: false, lowS: false, format: 'compact' })))).toBe(true);
+        expect(Buffer.from(publicPointOf(curve, secret)).equals(Buffer.from(publicKey(secret, false)))).toBe(true);
+        expect(opensslVerifies(curve, publicPointOf(curve, secret), message, sig)).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe('signDigest, P-256', () => {
   // RFC 6979 A.2.5, ECDSA with P-256 and SHA-256: the deterministic signatures of "sample" and "test".
   const key = hex('C9AFA9D845BA75166B5C215767B1D6934E50C3DB36E89B127B8A622B120F6721');
@@ -38,21 +62,6 @@ describe('signDigest, P-256', () => {
     ['test', 'F1ABB023518351CD71D881567B1EA663ED3EFCF6C5132B354F28D3B0B7D38367', '019F4113742A2B14BD25926B49C649155F267E60D3814B4C0CC84250E46F0083'],
   ])('gives RFC 6979’s signature of "%s"', (message, r, s) => {
     expect(Buffer.from(signDigest('p256', key, sha256(message))).toString('hex').toUpperCase()).toBe(r + s);
-  });
-
-  it('signs as noble does, and OpenSSL verifies it (property)', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ minLength: 0, maxLength: 64 }), fc.uint8Array({ minLength: 48, maxLength: 48 }), (message, seed) => {
-        // A key from 48 bytes, reduced into [1, n-1] as FIPS 186-4 B.4.1 does.
-        const secret = p256.utils.randomSecretKey(seed);
-        const digest = sha256(message);
-        const sig = signDigest('p256', secret, digest);
-        expect(Buffer.from(sig).equals(Buffer.from(p256.sign(digest, secret, { prehash: false, lowS: false, format: 'compact' })))).toBe(true);
-        expect(Buffer.from(publicPointOf('p256', secret)).equals(Buffer.from(p256.getPublicKey(secret, false)))).toBe(true);
-        expect(opensslVerifies('p256', publicPointOf('p256', secret), message, sig)).toBe(true);
-      }),
-      { numRuns: 200 },
-    );
   });
 
   it('refuses a digest of another length and a key outside [1, n-1]', () => {
@@ -64,21 +73,6 @@ describe('signDigest, P-256', () => {
 });
 
 describe('signDigest, secp256k1', () => {
-  it('signs as both noble libraries do (RFC 6979, s not normalised), and OpenSSL verifies it (property)', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ minLength: 0, maxLength: 64 }), fc.uint8Array({ minLength: 48, maxLength: 48 }), (message, seed) => {
-        const secret = secp256k1.utils.randomSecretKey(seed);
-        const digest = sha256(message);
-        const sig = signDigest('secp256k1', secret, digest);
-        expect(Buffer.from(sig).equals(Buffer.from(secp.sign(digest, secret, { prehash: false, lowS: false, format: 'compact' })))).toBe(true);
-        expect(Buffer.from(sig).equals(Buffer.from(secp256k1.sign(digest, secret, { prehash: false, lowS: false, format: 'compact' })))).toBe(true);
-        expect(Buffer.from(publicPointOf('secp256k1', secret)).equals(Buffer.from(secp.getPublicKey(secret, false)))).toBe(true);
-        expect(opensslVerifies('secp256k1', publicPointOf('secp256k1', secret), message, sig)).toBe(true);
-      }),
-      { numRuns: 200 },
-    );
-  });
-
   it('refuses a key outside [1, n-1]', () => {
     expect(() => signDigest('secp256k1', hex(N.toString(16)), sha256('x'))).toThrow(/not a secp256k1 secret key/);
     expect(() => signDigest('secp256k1', new Uint8Array(31).fill(1), sha256('x'))).toThrow(/not a secp256k1 secret key/);
