@@ -3,7 +3,7 @@
 // /health; POST to the result in the client's hands; clients that long-poll or poll as the spec
 // says). Never part of `npm test`. Prints one line per figure against its target, with the
 // machine and the inputs, and writes the same to bench-results.json. Rows: startup desk first pades evm
-// idle results heap large compare engine evm-crypto p256 stamp der ltv journal audit (all when none is named),
+// idle results heap large compare engine evm-crypto pdf-worker p256 stamp der ltv journal audit (all when none is named),
 // and ab (BENCH_AGAINST=<another build's dist/localsign.cjs>: the two builds' small PDFs side by side).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -470,6 +470,16 @@ try {
     const out = await runHarness('evm-crypto.ts', []);
     record('secp256k1 sign with its recovery check, one EVM signature (the software chip)', ms(out.oursUs), 'µs', `(info: worker CPU, the floor under the EVM rows; noble's sign ${ms(out.signUs)} + tabled check ${ms(out.recoverCheckUs)} µs)`);
     record('  the first one in a fresh process', ms(out.firstOursUs), 'µs', `(info: noble's, with its tables made first: ${ms(out.firstNobleUs)} µs)`);
+  }
+
+  if (want('pdf-worker')) {
+    // A PDF worker process alone, spawn to READY and to its warm answer: BENCH_BUNDLE's (the
+    // bundle's launcher, or an executable), and the single executable's when that is the bundle.
+    const forms = TARGET.endsWith('.cjs') ? [['bundle', TARGET], ...(existsSync(SEA[0]) ? [['single executable', SEA[0]]] : [])] : [['single executable', TARGET]];
+    for (const [label, command] of forms) {
+      const out = await runHarness('pdf-worker-start.ts', [command, '7']);
+      record(`PDF worker, spawn to its warm task's answer, ${label}, p50 of ${out.starts}`, ms(out.warmMs), 'ms', `(info: READY, Node's own start, at ${ms(out.readyMs)} ms; the chain the first small PDF at once after start waits on)`);
+    }
   }
 
   if (want('p256')) {
