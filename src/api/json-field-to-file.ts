@@ -16,6 +16,12 @@ import { asStorageError } from '../store/storage-error';
  * nothing was written; within it, the file's base64 is the text that was decoded into it.
  */
 
+/** `out` ended where it is, once its file is closed (the caller may then remove the file). */
+export function destroyed(out: WriteStream): Promise<void> {
+  out.destroy();
+  return out.closed ? Promise.resolve() : new Promise<void>((resolve) => out.once('close', () => resolve()));
+}
+
 const HEADER = Buffer.from(PDF_HEADER, 'latin1');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -186,10 +192,7 @@ export class JsonFieldToFile {
   }
 
   cancel(): Promise<void> {
-    const out = this.out;
-    if (!out) return Promise.resolve();
-    out.destroy();
-    return out.closed ? Promise.resolve() : new Promise<void>((resolve) => out.once('close', () => resolve()));
+    return this.out ? destroyed(this.out) : Promise.resolve();
   }
 
   private keepWhole(b: Buffer): void {

@@ -7,7 +7,7 @@ import type { Base64Bytes } from '../base64-repair';
 import { DecodedUpload } from '../base64-to-file';
 import type { Context } from 'hono';
 import { InvalidInputError, LocalsignError } from '../../domain/errors';
-import { JsonFieldToFile, type JsonFieldResult } from '../json-field-to-file';
+import { destroyed, JsonFieldToFile, type JsonFieldResult } from '../json-field-to-file';
 import { splitLargeStringField } from '../json-large-field';
 import type { BodyShare } from './body-memory';
 
@@ -202,10 +202,7 @@ export async function readBodyToFile(c: Context, limit: number, path: string): P
       return { length: size, head: Buffer.concat(head, headSize) };
     },
     // The file is closed before the caller removes it.
-    cancel: () => {
-      out.destroy();
-      return out.closed ? Promise.resolve() : new Promise<void>((resolve) => out.once('close', () => resolve()));
-    },
+    cancel: () => destroyed(out),
   });
 }
 
