@@ -12,6 +12,8 @@ export interface NewRequest {
   credentialKey: string;
   wrapperKey: string | null;
   id?: string;
+  /** Its document, journaled with its PENDING record (document-store.ts `admit` says when). */
+  input?: Uint8Array;
 }
 
 /** A kind's name as the audit record's `kind` (any kind's, as it is: AuditRecord still lists the two built-in ones). */
@@ -62,7 +64,7 @@ export class RequestRegistry {
       completedAt: null,
       params: o.params,
     } as RequestEntry;
-    return { entry, durable: this.store.create(entry) };
+    return { entry, durable: this.store.create(entry, o.input) };
   }
 
   async create(o: Parameters<RequestRegistry['begin']>[0]): Promise<RequestEntry> {

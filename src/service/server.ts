@@ -222,6 +222,8 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
       // removals of files an EVM request never had were most of a sweep's work after an EVM burst.
       forget: (e) => (ctx.kinds.holdsDocument(e.kind) ? ctx.documents.forget(e.requestId) : undefined),
     });
+  // A small document is journaled with its PENDING request (store/document-store.ts JOURNALED_INPUT_MAX).
+  ctx.documents.restoreJournaled(store.journaledInputs());
   const recovered = await recoverPending({
     store,
     registry,

@@ -98,7 +98,8 @@ export function attemptsOf(e: RequestEntry): number {
 
 /** A journal line; `E` is the entry: StoredEntry on disk, RequestEntry once applied. */
 type JournalRecord<E = RequestEntry> =
-  | { t: 'c'; e: E }
+  /** `input`: a small document journaled with its request, base64 (see RequestStore `inputs`). */
+  | { t: 'c'; e: E; input?: string }
   | { t: 'd'; id: string; at: string; result: Record<string, unknown> }
   /** `error_id`: the stored name, as for an entry's fields (applied as `errorId`). */
   | { t: 'x'; id: string; at: string; error: string; error_id: string }
@@ -107,6 +108,13 @@ type JournalRecord<E = RequestEntry> =
   | { t: 'a'; id: string; at: string }
   /** A clean stop (SIGTERM) ended an attempt before it finished: that one does not count. */
   | { t: 'p'; id: string; at: string };
+
+/**
+ * Bytes of journaled inputs (base64) written since the last compaction that start one: a
+ * compaction drops the inputs of the requests that ended, so the journal, and the read of it at
+ * the next start, stays within about this much more than the live entries.
+ */
+export const COMPACT_AFTER_INPUT_BYTES = 64 * 1024 * 1024;
 
 /**
  * The request journal: an in-memory index rebuilt from an append-only file. Appends are O(1);
@@ -124,9 +132,18 @@ export class RequestStore {
   private compacting: Promise<void> | null = null;
   /** Journal lines a failed compaction waits for before the next is started by a record. */
   private compactAfter = 0;
+  /**
+   * The documents journaled with their PENDING requests, base64, until the request is final (the
+   * document store keeps a small document so: store/document-store.ts JOURNALED_INPUT_MAX). The
+   * document is durable with the request's own record, in the same fsync, and a compaction writes
+   * it again with the entry while the request is PENDING; a final request's is dropped.
+   */
+  private readonly inputs = new Map<string, string>();
+  /** Journaled input bytes since the last compaction began (COMPACT_AFTER_INPUT_BYTES). */
+  private inputBytes = 0;
 
   constructor(private readonly journalPath: string) {
-    for (const rec of AppendJournal.readAll<JournalRecord<StoredEntry>>(journalPath)) this.apply(rec.t === 'c' ? { t: 'c', e: fromStored(rec.e) } : rec);
+    for (const rec of AppendJournal.readAll<JournalRecord<StoredEntry>>(journalPath)) this.apply(rec.t === 'c' ? { ...rec, e: fromStored(rec.e) } : rec);
     this.journal = new AppendJournal(journalPath);
   }
 
@@ -142,11 +159,19 @@ export class RequestStore {
     if (this.compacting) return this.compacting;
     this.compacting = this.journal
       .rewrite(
-        () => this.live().map((e) => ({ ...e })),
-        (e) => ({ t: 'c', e: toStored(e) }),
+        () => {
+          this.inputBytes = 0;
+          return this.live().map((e) => ({ e: { ...e }, input: this.inputs.get(e.requestId) }));
+        },
+        ({ e, input }) => ({ t: 'c', e: toStored(e), ...(input === undefined ? {} : { input }) }),
       )
       .finally(() => (this.compacting = null));
     return this.compacting;
+  }
+
+  /** The documents journaled with PENDING requests (after a restart: their jobs read them from the document store). */
+  journaledInputs(): [string, Buffer][] {
+    return [...this.inputs].map(([id, base64]) => [id, Buffer.from(base64, 'base64')]);
   }
 
   private live(): RequestEntry[] {
@@ -174,6 +199,7 @@ export class RequestStore {
           this.order.push(rec.e);
           // A compacted journal writes a DONE entry as it stands: its result counts from here.
           this.countResult(rec.e, 1);
+          if (rec.input !== undefined && rec.e.status === 'PENDING') this.inputs.set(rec.e.requestId, rec.input);
         }
         break;
       case 'd': {
@@ -182,12 +208,16 @@ export class RequestStore {
         if (e && e.status === 'PENDING') {
           Object.assign(e, { status: 'DONE', completedAt: rec.at, result: rec.result } satisfies Partial<RequestEntryBase>);
           this.countResult(e, 1);
+          this.inputs.delete(rec.id);
         }
         break;
       }
       case 'x': {
         const e = this.byId.get(rec.id);
-        if (e && e.status === 'PENDING') Object.assign(e, { status: 'ERROR', completedAt: rec.at, error: rec.error, errorId: rec.error_id } satisfies Partial<RequestEntryBase>);
+        if (e && e.status === 'PENDING') {
+          Object.assign(e, { status: 'ERROR', completedAt: rec.at, error: rec.error, errorId: rec.error_id } satisfies Partial<RequestEntryBase>);
+          this.inputs.delete(rec.id);
+        }
         break;
       }
       case 'a': {
@@ -208,6 +238,7 @@ export class RequestStore {
           const e = this.byId.get(id);
           if (!e) continue;
           this.byId.delete(id);
+          this.inputs.delete(id);
           this.countResult(e, -1);
           gone.add(e);
         }
@@ -229,9 +260,10 @@ export class RequestStore {
 
   /** Durable first, then visible: a status a caller has read survives a crash. */
   private async record(rec: JournalRecord): Promise<void> {
-    await this.journal.append(rec.t === 'c' ? { t: 'c', e: toStored(rec.e) } : rec);
+    await this.journal.append(rec.t === 'c' ? { ...rec, e: toStored(rec.e) } : rec);
     this.apply(rec);
-    if (this.journal.lineCount > 3 * this.byId.size + 2048 && this.journal.lineCount > this.compactAfter) {
+    const due = this.journal.lineCount > 3 * this.byId.size + 2048 || this.inputBytes > COMPACT_AFTER_INPUT_BYTES;
+    if (due && this.journal.lineCount > this.compactAfter) {
       // A compaction that fails (a full disk, a file held on Windows) leaves the old journal whole
       // and in use: it is tried again once as many lines more have been written, not at every one.
       void this.compact().catch(() => (this.compactAfter = this.journal.lineCount + 2048));
@@ -272,8 +304,15 @@ export class RequestStore {
     return this.live();
   }
 
-  create(entry: RequestEntry): Promise<void> {
-    return this.record({ t: 'c', e: entry });
+  /**
+   * A new PENDING request, durable when this resolves; with `input`, its document too, in the same
+   * record (see `inputs`).
+   */
+  create(entry: RequestEntry, input?: Uint8Array): Promise<void> {
+    if (input === undefined) return this.record({ t: 'c', e: entry });
+    const base64 = Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('base64');
+    this.inputBytes += base64.length;
+    return this.record({ t: 'c', e: entry, input: base64 });
   }
 
   markDone(id: string, at: string, result: Record<string, unknown>): Promise<void> {

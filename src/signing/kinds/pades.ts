@@ -158,12 +158,13 @@ export function acceptPades(deps: AcceptDeps, input: PadesSignInput, caller: Wra
     }
     const requestId = newRequestId();
     if (repairs.length > 0) deps.log.warn(`${requestId}: pdf_base64 repaired (${repairs.join(', ')})`);
-    // The document and the PENDING record are made durable side by side (two fsyncs at once) while
-    // signing already runs on the in-memory copy; the 202 and the final state wait for both. A
-    // crash in between leaves an orphan work file (removed at start-up) or a PENDING request
+    // The document and the PENDING record are made durable while signing already runs on the
+    // in-memory copy; the 202 and the final state wait for both. A small document is in the
+    // record itself (one fsync); a larger one's work file is written beside it (two at once), and
+    // a crash in between leaves an orphan work file (removed at start-up) or a PENDING request
     // without its document, which recovery ends in ERROR: never a lost 202.
-    const written = deps.documents.admit(requestId, pdf);
-    const { entry, durable } = deps.registry.begin({ id: requestId, kind: padesKind.name, credentialKey: credential.credential_key, wrapperKey: caller.key, params });
+    const { written, journal } = deps.documents.admit(requestId, pdf);
+    const { entry, durable } = deps.registry.begin({ id: requestId, kind: padesKind.name, credentialKey: credential.credential_key, wrapperKey: caller.key, params, ...(journal ? { input: journal } : {}) });
     handOver();
     deps.jobs.start(entry, Promise.all([durable, written]).then(() => undefined), { credential, design, placement, ...(prepared ? { prepared } : {}), ...(input.chipPin ? { chipPin: input.chipPin } : {}) });
     return durably(deps, entry, [durable, written]);

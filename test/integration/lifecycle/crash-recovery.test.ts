@@ -19,11 +19,11 @@ import { PDF_B64, postOne, readCatalog, runLoad, settle, startSilentServer, veri
  * how many starts of work each has had (the creation record counts one, or carries the count
  * after a compaction; `a` adds one, `p` gives one back).
  */
-function pendingInJournal(home: string): { id: string; kind: string; attempts: number }[] {
-  const byId = new Map<string, { id: string; kind: string; status: string; attempts: number }>();
+function pendingInJournal(home: string): { id: string; kind: string; attempts: number; journaled: boolean }[] {
+  const byId = new Map<string, { id: string; kind: string; status: string; attempts: number; journaled: boolean }>();
   for (const line of readFileSync(join(home, 'requests.jsonl'), 'utf8').split('\n')) {
     if (!line) continue;
-    let rec: { t: string; e?: { request_id: string; kind: string; status: string; attempts?: number }; id?: string; ids?: string[] };
+    let rec: { t: string; e?: { request_id: string; kind: string; status: string; attempts?: number }; input?: string; id?: string; ids?: string[] };
     try {
       rec = JSON.parse(line) as typeof rec;
     } catch {
@@ -31,7 +31,8 @@ function pendingInJournal(home: string): { id: string; kind: string; attempts: n
     }
     // A second creation record of an id changes nothing (the store keeps the first, as here).
     if (rec.t === 'c' && rec.e) {
-      if (!byId.has(rec.e.request_id)) byId.set(rec.e.request_id, { id: rec.e.request_id, kind: rec.e.kind, status: rec.e.status, attempts: rec.e.attempts ?? 1 });
+      // `input`: a small document journaled with its request (store/document-store.ts), no work file.
+      if (!byId.has(rec.e.request_id)) byId.set(rec.e.request_id, { id: rec.e.request_id, kind: rec.e.kind, status: rec.e.status, attempts: rec.e.attempts ?? 1, journaled: rec.input !== undefined });
     }
     else if ((rec.t === 'd' || rec.t === 'x') && rec.id) {
       const e = byId.get(rec.id);
@@ -41,7 +42,7 @@ function pendingInJournal(home: string): { id: string; kind: string; attempts: n
       if (e?.status === 'PENDING') e.attempts = rec.t === 'a' ? e.attempts + 1 : Math.max(0, e.attempts - 1);
     } else if (rec.t === 'rm') for (const id of rec.ids ?? []) byId.delete(id);
   }
-  return [...byId.values()].filter((e) => e.status === 'PENDING').map(({ id, kind, attempts }) => ({ id, kind, attempts }));
+  return [...byId.values()].filter((e) => e.status === 'PENDING').map(({ id, kind, attempts, journaled }) => ({ id, kind, attempts, journaled }));
 }
 
 /** Every request id the journal has a creation record for, acknowledged or not. */
@@ -129,14 +130,16 @@ describe('SIGKILL under load, then restart', () => {
     // (durable, never answered), and an orphan chosen among those made the checks below expect
     // an ERROR for a request the client never heard of (seen in CI).
     const acknowledged = new Set(accepted.map((a) => a.id));
-    const pending = pendingInJournal(home).filter((p) => acknowledged.has(p.id) && p.kind === 'pades' && p.attempts < 2 && existsSync(join(home, 'work', `${p.id}.pdf`)));
+    const pending = pendingInJournal(home).filter((p) => acknowledged.has(p.id) && p.kind === 'pades' && p.attempts < 2 && !p.journaled && existsSync(join(home, 'work', `${p.id}.pdf`)));
     if (pending.length > 0) {
       orphan = pending[0]!.id;
       rmSync(join(home, 'work', `${orphan}.pdf`));
     } else {
-      // A small PAdES backlog (a busy machine signs most of it before the first kill) can be
-      // wholly resumed by the second start, so none is left to lose its document: leave one the
-      // way a crash does, an acknowledged PENDING request with nothing in work/.
+      // This load's documents are small, journaled with their requests (store/document-store.ts
+      // JOURNALED_INPUT_MAX): their documents cannot go missing apart from their records. Leave
+      // one the way a crash with a work file does, an acknowledged PENDING request with nothing in
+      // work/ and no document in its record. (A small PAdES backlog, too, is often wholly resumed
+      // by the second start.)
       const donePades = accepted.find((a) => a.kind === 'pades' && !pendingInJournal(home).some((p) => p.id === a.id))!;
       orphan = leavePendingCopy(join(home, 'requests.jsonl'), donePades.id);
       accepted.push({ id: orphan, kind: 'pades' });
@@ -239,12 +242,14 @@ describe('serve --request-timeout 1', () => {
     await service.stop();
     const ids = createdInJournal(home);
     expect(ids.length).toBeGreaterThanOrEqual(3);
-    // PENDING with its document on disk: resumable, so only the timeout can end it. (PENDING
-    // without one: killed before the document's write finished, so never acknowledged; recovery
-    // ends it for the missing document instead.)
-    const pending = pendingInJournal(home).map((p) => p.id);
-    const pendingAtKill = new Set(pending.filter((id) => existsSync(join(home, 'work', `${id}.pdf`))));
-    const windowHits = new Set(pending.filter((id) => !pendingAtKill.has(id)));
+    // PENDING with its document durable: resumable, so only the timeout can end it. This small
+    // document is in the PENDING record itself (store/document-store.ts JOURNALED_INPUT_MAX); a
+    // larger one would be in work/. (PENDING without one: killed before the document's write
+    // finished, so never acknowledged; recovery ends it for the missing document instead.)
+    const pending = pendingInJournal(home);
+    expect(pending.every((p) => p.journaled)).toBe(true);
+    const pendingAtKill = new Set(pending.filter((p) => p.journaled || existsSync(join(home, 'work', `${p.id}.pdf`))).map((p) => p.id));
+    const windowHits = new Set(pending.map((p) => p.id).filter((id) => !pendingAtKill.has(id)));
     expect(pendingAtKill.size).toBeGreaterThan(0);
     expect(acked.filter((id) => windowHits.has(id))).toEqual([]);
     // The service is down for longer than the timeout: the requests' time runs out meanwhile.

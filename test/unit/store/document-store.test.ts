@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DocumentStore } from '../../../src/store/document-store';
+import { DocumentStore, JOURNALED_INPUT_MAX } from '../../../src/store/document-store';
 import { isFileBytes, type FileBytes } from '../../../src/store/file-bytes';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
@@ -16,26 +16,50 @@ describe('DocumentStore: one owner of a request\'s documents', () => {
   });
   afterEach(() => tmp.cleanup());
 
-  it('keeps an input durable on disk and readable at once, then releases it', async () => {
+  it('keeps an input above JOURNALED_INPUT_MAX durable on disk and readable at once, then releases it', async () => {
     const docs = new DocumentStore(dirs);
-    const pdf = new TextEncoder().encode('%PDF-1.7 input');
-    const written = docs.admit('req_a', pdf);
-    expect((await docs.readInput('req_a'))!.toString()).toBe('%PDF-1.7 input');
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.7 input '), Buffer.alloc(JOURNALED_INPUT_MAX, 0x20)]);
+    const { written, journal } = docs.admit('req_a', pdf);
+    expect(journal).toBeNull();
+    expect((await docs.readInput('req_a'))!.equals(pdf)).toBe(true);
     await written;
     expect(readdirSync(dirs.work)).toEqual(['req_a.pdf']);
     // A new process (no memory) reads it from disk.
-    expect((await new DocumentStore(dirs).readInput('req_a'))!.toString()).toBe('%PDF-1.7 input');
+    expect((await new DocumentStore(dirs).readInput('req_a'))!.equals(pdf)).toBe(true);
     expect(new DocumentStore(dirs).listWork()).toEqual(['req_a']);
     await docs.releaseWork('req_a');
     expect(readdirSync(dirs.work)).toEqual([]);
     expect(await docs.readInput('req_a')).toBeNull();
   });
 
+  it('gives an input up to JOURNALED_INPUT_MAX to its request\'s record: no work file, and after a restart from the journal', async () => {
+    const docs = new DocumentStore(dirs);
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.7 small '), Buffer.alloc(JOURNALED_INPUT_MAX - 15, 0x20)]);
+    const { written, journal } = docs.admit('req_j', pdf);
+    await written;
+    // The very bytes, for the PENDING record to carry; nothing in work/.
+    expect(journal).toBe(pdf);
+    expect(readdirSync(dirs.work)).toEqual([]);
+    expect((await docs.inputDocument('req_j')) instanceof Uint8Array).toBe(true);
+    // A new process has it only once given it back from the journal (request-store.ts journaledInputs).
+    const restarted = new DocumentStore(dirs);
+    expect(restarted.hasInput('req_j')).toBe(false);
+    restarted.restoreJournaled([['req_j', Buffer.from(pdf)]]);
+    expect(restarted.hasInput('req_j')).toBe(true);
+    expect((await restarted.readInput('req_j'))!.equals(pdf)).toBe(true);
+    // Released without looking for a work file; a request's own work file (a journal from before
+    // journaled inputs) is still removed.
+    writeFileSync(join(dirs.work, 'req_old.pdf'), '%PDF old');
+    await restarted.releaseWork('req_j', { prepared: false });
+    await restarted.releaseWork('req_old', { prepared: false });
+    expect([restarted.hasInput('req_j'), readdirSync(dirs.work)]).toEqual([false, []]);
+  });
+
   it('holds a large input in memory for a job that starts at once, and on disk for one that must queue', async () => {
     const docs = new DocumentStore(dirs);
     const big = Buffer.alloc(17 * 1024 * 1024, 0x41);
     const small = Buffer.from('%PDF-1.7 small');
-    const writes = [docs.admit('req_big', big), docs.admit('req_small', small)];
+    const writes = [docs.admit('req_big', big).written, docs.admit('req_small', small).written];
     // The very buffer accepted, not a copy read back from disk.
     expect((await docs.readInput('req_big'))!.buffer).toBe(big.buffer);
     docs.spill('req_big');
@@ -99,7 +123,7 @@ describe('DocumentStore: one owner of a request\'s documents', () => {
     expect(existsSync(signed)).toBe(false);
     expect(readFileSync(docs.resultPath('req_q'), 'utf8')).toBe('%PDF signed by a worker');
     // The input as a worker gets it: held bytes while small and in memory, else the work file.
-    await docs.admit('req_q', new TextEncoder().encode('%PDF input'));
+    await docs.admit('req_q', new TextEncoder().encode('%PDF input')).written;
     expect((await docs.inputDocument('req_q')) instanceof Uint8Array).toBe(true);
     await docs.releaseWork('req_q');
   });

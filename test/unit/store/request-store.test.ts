@@ -1,7 +1,7 @@
-import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { attemptsOf, RequestStore, type RequestEntry } from '../../../src/store/request-store';
+import { attemptsOf, COMPACT_AFTER_INPUT_BYTES, RequestStore, type RequestEntry } from '../../../src/store/request-store';
 import { makeTmpHome } from '../../helpers/tmp-home';
 
 const entry = (id: string, created: string): RequestEntry => ({
@@ -206,6 +206,51 @@ describe('RequestStore', () => {
     const c = new RequestStore(journal);
     expect(c.resultBytesOf('wrp_x')).toBe(700_000);
     await c.close();
+  });
+
+  it('keeps a journaled input with its PENDING request, through a compaction and a restart, and drops it once the request is final', async () => {
+    const pdf = (n: number) => Buffer.from(`%PDF-1.7 document ${n}`);
+    const a = new RequestStore(journal);
+    for (const n of [1, 2, 3]) await a.create({ ...entry(`req_${n}`, '2026-11-22T10:00:00.000Z'), kind: 'pades' }, pdf(n));
+    await a.create(entry('req_4', '2026-11-22T10:00:00.000Z'));
+    // In the request's own line: durable with it.
+    const created = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { e: { request_id: string }; input?: string });
+    expect(created.map((l) => [l.e.request_id, l.input && Buffer.from(l.input, 'base64').toString()])).toEqual([['req_1', '%PDF-1.7 document 1'], ['req_2', '%PDF-1.7 document 2'], ['req_3', '%PDF-1.7 document 3'], ['req_4', undefined]]);
+    await a.markDone('req_1', 'at', { bytes: 10 });
+    await a.markError('req_2', 'at', 'failed', 'err_x');
+    const inputs = (s: RequestStore) => s.journaledInputs().map(([id, bytes]) => [id, bytes.toString()]);
+    expect(inputs(a)).toEqual([['req_3', '%PDF-1.7 document 3']]);
+    await a.close();
+    // Replayed, then written again by a compaction for the request still PENDING only.
+    const b = new RequestStore(journal);
+    expect(inputs(b)).toEqual([['req_3', '%PDF-1.7 document 3']]);
+    await b.compact();
+    const compacted = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { e: { request_id: string }; input?: string });
+    expect(compacted.filter((l) => l.input !== undefined).map((l) => l.e.request_id)).toEqual(['req_3']);
+    await b.close();
+    const c = new RequestStore(journal);
+    expect(inputs(c)).toEqual([['req_3', '%PDF-1.7 document 3']]);
+    await c.remove(['req_3']);
+    expect(inputs(c)).toEqual([]);
+    await c.close();
+  });
+
+  it('compacts once COMPACT_AFTER_INPUT_BYTES of inputs were journaled, however few the lines', async () => {
+    const s = new RequestStore(journal);
+    // Eight inputs of base64 just under the bound together, each request final after it.
+    const big = Buffer.alloc(Math.floor(((COMPACT_AFTER_INPUT_BYTES - 200_000) * 3) / 4 / 8), 0x41);
+    for (let i = 0; i < 8; i += 1) {
+      await s.create({ ...entry(`req_${i}`, '2026-11-22T10:00:00.000Z'), kind: 'pades' }, big);
+      await s.markDone(`req_${i}`, 'at', { bytes: 1 });
+    }
+    expect(statSync(journal).size).toBeGreaterThan(COMPACT_AFTER_INPUT_BYTES - 200_000);
+    // The ninth's input tips it over: only its own input stays in the file (its request is PENDING).
+    await s.create({ ...entry('req_last', '2026-11-22T10:00:00.000Z'), kind: 'pades' }, Buffer.alloc(200_000, 0x42));
+    for (let i = 0; i < 250 && statSync(journal).size > 300_000; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(statSync(journal).size).toBeLessThan(300_000);
+    expect(s.journaledInputs().map(([id]) => id)).toEqual(['req_last']);
+    expect(new RequestStore(journal).size).toBe(9);
+    await s.close();
   });
 
   it('compaction rewrites only live entries', async () => {

@@ -51,7 +51,7 @@ describe('runPadesJob with a document prepared before the 202', () => {
   async function run(id: string, reserveTimestamp: boolean) {
     const documentWork = inlineDocumentWork();
     const documents = new DocumentStore({ work: join(dir, 'work'), results: join(dir, 'results') });
-    await documents.admit(id, pdf);
+    await documents.admit(id, pdf).written;
     const deps = { now: () => new Date('2026-11-28T10:00:00Z'), engines: () => engine, documentWork, documents, findCredential: () => credential(), findDesign: () => undefined, tsaUrl: null, padesLevel: 'B-B', http: new HttpClient({ httpProxy: null, httpsProxy: null, noProxy: null }) } as unknown as JobDeps;
     const early = await documentWork.checkAndPrepare({ pdf, certificateChain: pki.chain, signingTime: deps.now(), reason: null, location: null, signerName: 'A. Signer', stamp: null, certify: null, reserveTimestamp }, null);
     const prepare = vi.spyOn(documentWork, 'prepare');
