@@ -23,6 +23,15 @@ export function cpuSeconds(pid) {
 }
 
 /**
+ * CPU seconds (user + system) of a process's main thread, the event loop: its thread id is the
+ * process id. The rest of the process is its other threads (signing threads, V8's helpers,
+ * libuv's file-system pool).
+ */
+export function mainThreadCpuSeconds(pid) {
+  return cpuSeconds(`${pid}/task/${pid}`);
+}
+
+/**
  * Starts `serve` on a port of its own and waits for the first healthy GET /health, polled every
  * 2 ms: what "started" means to an application (issue 10: spawn to the first healthy /health).
  * `command` is [executable, ...args before `serve`].

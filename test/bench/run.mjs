@@ -6,13 +6,13 @@
 // idle results heap large compare engine evm-crypto pdf-worker p256 stamp der ltv journal audit (all when none is named),
 // and ab (BENCH_AGAINST=<another build's dist/localsign.cjs>: the two builds' small PDFs side by side).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pdfOfSize, smallPdf, writeP12 } from './_inputs.mjs';
 import { memoryMiB, sampleTreePeak, tree, treePssMiB, treeRssMiB } from '../helpers/process-memory.mjs';
-import { client, cpuSeconds, longPoll, percentile, plainPoll, sleep, startService, sustain } from './_service.mjs';
+import { client, cpuSeconds, longPoll, mainThreadCpuSeconds, percentile, plainPoll, sleep, startService, sustain } from './_service.mjs';
 
 const ROOT = resolve(new URL('.', import.meta.url).pathname, '../..');
 // BENCH_PROFILE=DIR: every service process writes a V8 CPU profile there (node --cpu-prof).
@@ -79,6 +79,27 @@ async function wholeProcess(command, args, env = {}) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const home = mkdtempSync(join(tmpdir(), 'localsign-bench-'));
+
+/**
+ * CPU to create (and close) an empty file in `dir`, ms, the median of 5 rounds of 100. Every
+ * signed PDF is a new file (its result), and what that costs is the file system's: on the 2-core
+ * VM's ext4 it ranged from 0.01 to 0.6 ms in kernel time depending on where a new folder landed
+ * (the service's own CPU per small PDF moved with it). Printed so a reader can tell a slow file
+ * system from a slow service; TMPDIR chooses where the bench's homes are made.
+ */
+function fileCreationMs(dir) {
+  const scratch = mkdtempSync(join(dir, 'create-'));
+  const rounds = [];
+  for (let r = 0; r < 5; r += 1) {
+    const before = process.cpuUsage();
+    for (let i = 0; i < 100; i += 1) closeSync(openSync(join(scratch, `${r}-${i}`), 'w', 0o600));
+    const used = process.cpuUsage(before);
+    rounds.push((used.user + used.system) / 1000 / 100);
+  }
+  rmSync(scratch, { recursive: true, force: true });
+  return Math.round(median(rounds) * 1000) / 1000;
+}
+record('  creating a file in the bench\'s config dir, CPU', fileCreationMs(home), 'ms', `(info: the file system's share of a signed PDF; ${home.replace(/[^/]+$/, '')})`);
 try {
   // Pairs with the embedded default and makes the demo key (serve --demo), then stops.
   const demo = await startService(BUNDLE, home, ['--demo']);
@@ -295,6 +316,7 @@ try {
     await sustain(8, 1, once(longPoll)); // warm-up: workers started, JIT warm
     for (const clients of [1, 16, 64]) {
       const cpu0 = cpuSeconds(svc.child.pid);
+      const main0 = mainThreadCpuSeconds(svc.child.pid);
       const client0 = process.cpuUsage();
       const load = await sustain(clients, SECONDS, once(longPoll));
       const target = clients === 64 ? ['>=', 2000] : '(info)';
@@ -304,6 +326,11 @@ try {
         const clientCpu = process.cpuUsage(client0);
         const serviceMs = ((cpuSeconds(svc.child.pid) - cpu0) * 1000) / load.done;
         record('  service CPU per EVM signature at 64 clients', ms(serviceMs), 'ms', `(info; load generator ${ms((clientCpu.user + clientCpu.system) / 1000 / load.done)} ms per signature, same ${machine.cpus} cores)`);
+        // Where the service's share goes: its event loop, and its other threads (the signing
+        // threads' secp256k1 arithmetic, the evm-crypto row's figure, most of it).
+        const mainMs = ((mainThreadCpuSeconds(svc.child.pid) - main0) * 1000) / load.done;
+        const ms2 = (x) => Math.round(x * 100) / 100;
+        record('    of it: event loop / other threads (signing)', `${ms2(mainMs)} / ${ms2(serviceMs - mainMs)}`, 'ms', '(info)');
       }
     }
     const plain = await sustain(64, SECONDS, once((c, id) => plainPoll(c, id, 5)));
