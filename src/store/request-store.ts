@@ -141,6 +141,14 @@ export class RequestStore {
   private readonly inputs = new Map<string, string>();
   /** Journaled input bytes since the last compaction began (COMPACT_AFTER_INPUT_BYTES). */
   private inputBytes = 0;
+  /**
+   * Requests whose document the journal file still holds, final ones included: a compaction
+   * writes again only the PENDING ones'. When retention removes one of them, a compaction is due
+   * (`inputsRemoved`), so a document stays in the file no longer than its request is kept (its
+   * signed result, which holds it, stays as long in results/).
+   */
+  private inputsInFile = new Set<string>();
+  private inputsRemoved = false;
 
   constructor(private readonly journalPath: string) {
     for (const rec of AppendJournal.readAll<JournalRecord<StoredEntry>>(journalPath)) this.apply(rec.t === 'c' ? { ...rec, e: fromStored(rec.e) } : rec);
@@ -148,8 +156,10 @@ export class RequestStore {
   }
 
   /**
-   * Rewrites the journal with only live entries: shortly after start-up (service/server.ts) and
-   * when dead records outnumber live ones (`record`). An entry carries its `attempts`, so the
+   * Rewrites the journal with only live entries, and the documents of the PENDING ones only:
+   * shortly after start-up (service/server.ts), when dead records outnumber live ones, after
+   * COMPACT_AFTER_INPUT_BYTES of documents, and once retention removed a request whose document
+   * the file still holds (`record`). An entry carries its `attempts`, so the
    * count survives compaction. The snapshot is a shallow copy of each entry:
    * `apply` changes an entry's own fields (status, result, attempts) and replaces, never changes,
    * the objects they hold, so a copy keeps the state the journal held at the snapshot while the
@@ -157,14 +167,26 @@ export class RequestStore {
    */
   async compact(): Promise<void> {
     if (this.compacting) return this.compacting;
+    let before = new Set<string>();
     this.compacting = this.journal
       .rewrite(
         () => {
           this.inputBytes = 0;
+          this.inputsRemoved = false;
+          // The new file holds the PENDING requests' documents, and those of the lines written
+          // meanwhile (added as they come); the old one, until the swap, all of these.
+          before = this.inputsInFile;
+          this.inputsInFile = new Set(this.inputs.keys());
           return this.live().map((e) => ({ e: { ...e }, input: this.inputs.get(e.requestId) }));
         },
         ({ e, input }) => ({ t: 'c', e: toStored(e), ...(input === undefined ? {} : { input }) }),
       )
+      .catch((error: unknown) => {
+        // The old file stays in use, with every document it held.
+        for (const id of before) this.inputsInFile.add(id);
+        this.inputsRemoved ||= [...before].some((id) => !this.byId.has(id));
+        throw error;
+      })
       .finally(() => (this.compacting = null));
     return this.compacting;
   }
@@ -199,6 +221,7 @@ export class RequestStore {
           this.order.push(rec.e);
           // A compacted journal writes a DONE entry as it stands: its result counts from here.
           this.countResult(rec.e, 1);
+          if (rec.input !== undefined) this.inputsInFile.add(rec.e.requestId);
           if (rec.input !== undefined && rec.e.status === 'PENDING') this.inputs.set(rec.e.requestId, rec.input);
         }
         break;
@@ -239,6 +262,7 @@ export class RequestStore {
           if (!e) continue;
           this.byId.delete(id);
           this.inputs.delete(id);
+          if (this.inputsInFile.has(id)) this.inputsRemoved = true;
           this.countResult(e, -1);
           gone.add(e);
         }
@@ -262,7 +286,7 @@ export class RequestStore {
   private async record(rec: JournalRecord): Promise<void> {
     await this.journal.append(rec.t === 'c' ? { ...rec, e: toStored(rec.e) } : rec);
     this.apply(rec);
-    const due = this.journal.lineCount > 3 * this.byId.size + 2048 || this.inputBytes > COMPACT_AFTER_INPUT_BYTES;
+    const due = this.journal.lineCount > 3 * this.byId.size + 2048 || this.inputBytes > COMPACT_AFTER_INPUT_BYTES || this.inputsRemoved;
     if (due && this.journal.lineCount > this.compactAfter) {
       // A compaction that fails (a full disk, a file held on Windows) leaves the old journal whole
       // and in use: it is tried again once as many lines more have been written, not at every one.

@@ -253,6 +253,27 @@ describe('RequestStore', () => {
     await s.close();
   });
 
+  it('drops a removed request\'s document from the file at once: no longer kept than its request', async () => {
+    const s = new RequestStore(journal);
+    await s.create({ ...entry('req_doc', '2026-11-22T10:00:00.000Z'), kind: 'pades' }, Buffer.from('%PDF-1.7 private text'));
+    await s.create(entry('req_evm', '2026-11-22T10:00:00.000Z'));
+    await s.markDone('req_doc', 'at', { bytes: 10 });
+    await s.markDone('req_evm', 'at', { r: '0x1' });
+    // Final, but still kept (its result too): the line with its document stays.
+    const documentInFile = () => readFileSync(journal, 'utf8').includes(Buffer.from('%PDF-1.7 private text').toString('base64'));
+    expect(documentInFile()).toBe(true);
+    // Removing a request without a document starts no compaction.
+    await s.remove(['req_evm']);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(5);
+    // Retention removes it: a compaction follows, without any other reason for one.
+    await s.remove(['req_doc']);
+    for (let i = 0; i < 100 && documentInFile(); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(documentInFile()).toBe(false);
+    expect(new RequestStore(journal).size).toBe(0);
+    await s.close();
+  });
+
   it('compaction rewrites only live entries', async () => {
     const s = new RequestStore(journal);
     for (let i = 0; i < 20; i += 1) {
