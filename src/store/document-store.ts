@@ -46,13 +46,16 @@ export interface PreparedRecord {
  */
 /**
  * unlink off the event loop (unlinkSync was 4 % of the service's main thread per small PDF,
- * measured on a 2-core machine), where a missing file is no error. Never rejects. A work file that
- * could not be removed is tried again at the next start (recovery removes the work of every request
- * that is no longer PENDING); a result retention could not remove stays in results/, a file of no
- * request.
+ * measured on a 2-core machine), where a missing file is no error; says whether the file is gone.
+ * Never rejects. A work file that could not be removed is tried again by retention (`forget`) and
+ * at the next start (recovery removes the work of every request that is no longer PENDING); a
+ * result retention could not remove stays in results/, a file of no request.
  */
-async function removeIfPresent(path: string): Promise<void> {
-  await unlink(path).catch(() => undefined);
+async function removeIfPresent(path: string): Promise<boolean> {
+  return unlink(path).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => error.code === 'ENOENT',
+  );
 }
 
 export class DocumentStore {
@@ -60,6 +63,12 @@ export class DocumentStore {
   private readonly held = new Map<string, Buffer>();
   /** Of those, the ones journaled with their request (JOURNALED_INPUT_MAX): they have no work file. */
   private readonly journaled = new Set<string>();
+  /**
+   * Requests whose work files are known gone (`releaseWork` removed all of them), until retention
+   * forgets them: its sweep then removes their result only. Looking again for the three work files
+   * of every request it forgot was most of a sweep's file operations, on files long gone.
+   */
+  private readonly released = new Set<string>();
   /** Work files still being written: a spilled input is read back once its write has finished. */
   private readonly writing = new Map<string, Promise<unknown>>();
   /**
@@ -125,7 +134,7 @@ export class DocumentStore {
 
   /** An upload no request took (refused, or the client went away): removed. Never rejects. */
   discardUpload(path: string): Promise<void> {
-    return removeIfPresent(path);
+    return removeIfPresent(path).then(() => undefined);
   }
 
   /** The job of `id` waits for a slot: a large input waits on disk, not in memory. */
@@ -220,7 +229,9 @@ export class DocumentStore {
     // A journaled input has no work file (the request's final record ends it in the journal).
     const paths = this.journaled.delete(id) ? [] : [this.inputPath(id)];
     if (o.prepared !== false) paths.push(...Object.values(this.preparedPaths(id)));
-    return Promise.all(paths.map(removeIfPresent)).then(() => undefined);
+    return Promise.all(paths.map(removeIfPresent)).then((gone) => {
+      if (gone.every(Boolean)) this.released.add(id);
+    });
   }
 
   /** The signed result, durably: its bytes written, or the file a PDF worker wrote adopted (not copied). */
@@ -255,8 +266,13 @@ export class DocumentStore {
     await removeIfPresent(this.resultPath(id));
   }
 
-  /** Retention: everything the request had on disk goes. Never rejects. */
+  /**
+   * Retention: everything the request had on disk goes: its result, and its work files unless
+   * this process saw them removed (a removal that failed is tried again here; after a restart,
+   * recovery has swept the work files of every request that is not PENDING). Never rejects.
+   */
   async forget(id: string): Promise<void> {
-    await Promise.all([this.releaseWork(id), this.discardResult(id)]);
+    const work = this.released.delete(id) ? Promise.resolve() : this.releaseWork(id).then(() => void this.released.delete(id));
+    await Promise.all([work, this.discardResult(id)]);
   }
 }

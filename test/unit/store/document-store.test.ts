@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DocumentStore, JOURNALED_INPUT_MAX } from '../../../src/store/document-store';
@@ -137,6 +137,30 @@ describe('DocumentStore: one owner of a request\'s documents', () => {
     await docs.forget('req_r');
     expect(await docs.openResult('req_r')).toBeNull();
     expect(existsSync(docs.resultPath('req_r'))).toBe(false);
+  });
+
+  it('retention removes the result, and looks for work files only when their removal was not seen to succeed', async () => {
+    const docs = new DocumentStore(dirs);
+    const big = Buffer.alloc(JOURNALED_INPUT_MAX + 1, 0x25);
+    await docs.admit('req_ok', big).written;
+    await docs.admit('req_stuck', big).written;
+    await docs.writeResult('req_ok', new TextEncoder().encode('%PDF signed'));
+    await docs.writeResult('req_stuck', new TextEncoder().encode('%PDF signed'));
+    // req_stuck's prepared PDF cannot be removed (a folder in its place: unlink fails).
+    mkdirSync(join(dirs.work, 'req_stuck.prepared.pdf'));
+    writeFileSync(join(dirs.work, 'req_stuck.prepared.pdf', 'x'), 'x');
+    await docs.releaseWork('req_ok');
+    await docs.releaseWork('req_stuck');
+    expect(readdirSync(dirs.work).sort()).toEqual(['req_stuck.prepared.pdf']);
+    // A file that turns up under req_ok's work name after its release is not looked for again
+    // (the three looks were most of a retention sweep's work); req_stuck's are tried again.
+    writeFileSync(join(dirs.work, 'req_ok.pdf'), 'not looked for');
+    rmSync(join(dirs.work, 'req_stuck.prepared.pdf'), { recursive: true });
+    writeFileSync(join(dirs.work, 'req_stuck.prepared.pdf'), 'removable now');
+    await docs.forget('req_ok');
+    await docs.forget('req_stuck');
+    expect(readdirSync(dirs.work)).toEqual(['req_ok.pdf']);
+    expect(readdirSync(dirs.results)).toEqual([]);
   });
 
   it('removes a result written for a request that will not be DONE (discardResult), and never rejects', async () => {
