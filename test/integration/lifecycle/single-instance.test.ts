@@ -33,18 +33,25 @@ describe('a second serve on the same config dir', () => {
 
   it('is refused with one line, and nothing the first one acknowledges is lost', async () => {
     service = await startServiceProcess({ home });
+    const journal = join(home, 'requests.jsonl');
+    const started = statSync(journal).ino;
     let call = authed(service.url, creds);
     catalog = await readCatalog(call);
     const first = (await postOne(call, catalog, 0))!;
     expect((await settle(call, [first.id], 30_000)).get(first.id)).toBe('DONE');
-    const journalInode = statSync(join(home, 'requests.jsonl')).ino;
+    // The service compacts its own journal once, 250 ms after it listens (service/server.ts
+    // HOUSEKEEPING_DELAY_MS): a new file. The first signature can be over before that (it was, in
+    // a CI run), so the journal to keep is the one after it: wait for the rename, or for 2 s when
+    // it came before the first look.
+    for (let i = 0; i < 40 && statSync(journal).ino === started; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    const journalInode = statSync(journal).ino;
 
     const message = `another localsign serve is running on the config dir ${home}; stop it first`;
     for (const port of [String(service.port), '0']) {
       const second = runCli(['serve', '--port', port], { home, timeoutMs: 15_000 });
       expect(expectOneLineFailure(second)).toBe(message);
     }
-    expect(statSync(join(home, 'requests.jsonl')).ino).toBe(journalInode);
+    expect(statSync(journal).ino).toBe(journalInode);
 
     const after = (await postOne(call, catalog, 2))!;
     expect((await settle(call, [after.id], 30_000)).get(after.id)).toBe('DONE');
