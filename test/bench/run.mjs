@@ -83,9 +83,10 @@ const home = mkdtempSync(join(tmpdir(), 'localsign-bench-'));
 /**
  * CPU to create (and close) an empty file in `dir`, ms, the median of 5 rounds of 100. Every
  * signed PDF is a new file (its result), and what that costs is the file system's: on the 2-core
- * VM's ext4 it ranged from 0.01 to 0.6 ms in kernel time depending on where a new folder landed
- * (the service's own CPU per small PDF moved with it). Printed so a reader can tell a slow file
- * system from a slow service; TMPDIR chooses where the bench's homes are made.
+ * VM's ext4, which has no journal, from 0.01 to 0.9 ms in kernel time, by how many inodes were
+ * deleted near the folder in the last minutes (docs/benchmarks.md), and the service's own CPU per
+ * small PDF moved with it. Printed so a reader can tell a slow file system from a slow service;
+ * TMPDIR chooses where the bench's homes are made.
  */
 function fileCreationMs(dir) {
   const scratch = mkdtempSync(join(dir, 'create-'));
