@@ -230,7 +230,7 @@ export async function startService(ctx: AppContext): Promise<RunningService> {
     hasWorkFile: (id) => ctx.documents.hasInput(id),
     holdsDocument: (e) => ctx.kinds.holdsDocument(e.kind),
     resume: (e) => jobs.resume(e),
-    workFiles: { list: () => ctx.documents.listWork(), remove: (id) => ctx.documents.releaseWork(id) },
+    workFiles: { list: () => ctx.documents.listWork(), remove: (id) => ctx.documents.releaseWork(id, { remember: store.get(id) !== undefined }) },
   });
   if (recovered.resumed + recovered.failed > 0) {
     ctx.log.warn(`after restart: ${recovered.resumed} request(s) resumed, ${recovered.failed} set to ERROR`);

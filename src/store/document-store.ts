@@ -219,9 +219,10 @@ export class DocumentStore {
    * The job ended (DONE or ERROR): its input and prepared state are no longer needed. Only a
    * platform request has a prepared state (`prepared: false` skips looking for one: two failed
    * removals per small PDF were 3 % of the service's time on a 2-core machine). Settles once the
-   * files are gone; never rejects (removeIfPresent).
+   * files are gone; never rejects (removeIfPresent). `remember: false` for the work of no request
+   * (what a crash left, removed at start): retention never forgets such an id.
    */
-  releaseWork(id: string, o: { prepared?: boolean } = {}): Promise<void> {
+  releaseWork(id: string, o: { prepared?: boolean; remember?: boolean } = {}): Promise<void> {
     this.held.delete(id);
     this.writing.delete(id);
     // After the long polls DONE woke have run to openResult (promise continuations, all before this).
@@ -230,7 +231,7 @@ export class DocumentStore {
     const paths = this.journaled.delete(id) ? [] : [this.inputPath(id)];
     if (o.prepared !== false) paths.push(...Object.values(this.preparedPaths(id)));
     return Promise.all(paths.map(removeIfPresent)).then((gone) => {
-      if (gone.every(Boolean)) this.released.add(id);
+      if (gone.every(Boolean) && o.remember !== false) this.released.add(id);
     });
   }
 

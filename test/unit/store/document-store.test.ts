@@ -161,6 +161,13 @@ describe('DocumentStore: one owner of a request\'s documents', () => {
     await docs.forget('req_stuck');
     expect(readdirSync(dirs.work)).toEqual(['req_ok.pdf']);
     expect(readdirSync(dirs.results)).toEqual([]);
+    // Work of no request (a crash's leftover, removed at start) is not remembered for a retention
+    // that will never come: a later forget of that id looks again.
+    writeFileSync(join(dirs.work, 'req_orphan.pdf'), 'left by a crash');
+    await docs.releaseWork('req_orphan', { remember: false });
+    writeFileSync(join(dirs.work, 'req_orphan.pdf'), 'again');
+    await docs.forget('req_orphan');
+    expect(readdirSync(dirs.work)).toEqual(['req_ok.pdf']);
   });
 
   it('removes a result written for a request that will not be DONE (discardResult), and never rejects', async () => {
