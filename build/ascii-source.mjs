@@ -5,7 +5,7 @@
  *   keeps a script's source for lazy compilation): the vendor bundle's 4.7 MB were 8.9 MiB of
  *   every PDF worker's heap (a heap snapshot's largest string);
  * - the launcher reads it as Latin-1, a copy, instead of decoding UTF-8 (build/launcher.cjs
- *   readSource): 15 ms for the vendor bundle in a fresh process against 5 ms, on a 2-core machine,
+ *   sourceText): 15 ms for the vendor bundle in a fresh process against 5 ms, on a 2-core machine,
  *   and each PDF worker reads it as it starts.
  * esbuild writes strings, templates, regular expressions and identifiers in ASCII (its default
  * charset) but keeps comments as written, and ours and our dependencies' cite "§", "—", "’", "⋅",

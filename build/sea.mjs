@@ -46,9 +46,11 @@ chmodSync(linuxNode, 0o755);
 // on a 2-core machine). Windows takes them when its V8 hashes its flags as Linux's does; the macOS
 // runtimes, another Node version, refuse them, and compile as before.
 const seaCaches = join('dist', 'sea-caches');
+/** What the caches' PDF worker runs: the launcher, the worker's bundle and the vendor bundle. */
+const CACHE_RUN = ['localsign.cjs', 'localsign-pdf-worker.cjs', 'localsign-vendor.cjs'];
 rmSync(seaCaches, { recursive: true, force: true });
 mkdirSync(seaCaches, { recursive: true });
-for (const file of ['localsign.cjs', 'localsign-pdf-worker.cjs', 'localsign-vendor.cjs']) copyFileSync(join('dist', file), join(seaCaches, file));
+for (const file of CACHE_RUN) copyFileSync(join('dist', file), join(seaCaches, file));
 await makePdfWorkerCaches(seaCaches, { node: linuxNode });
 say(`writing the blob with Node ${execFileSync(linuxNode, ['--version']).toString().trim()}`);
 execFileSync(linuxNode, ['--experimental-sea-config', 'sea-config.json'], { stdio: 'inherit' });
@@ -131,5 +133,5 @@ const mac = targets.includes('mac') ? await buildMac() : [];
 rmSync('dist/sea-prep.blob', { force: true });
 // The caches stay where sea-config.json names them: a test writes the blob again from the config,
 // to hold each executable's NODE_SEA segment to it (test/macos/executables.test.ts). The rest goes.
-for (const file of ['localsign.cjs', 'localsign-pdf-worker.cjs', 'localsign-vendor.cjs']) rmSync(join(seaCaches, file), { force: true });
+for (const file of CACHE_RUN) rmSync(join(seaCaches, file), { force: true });
 say(`done: ${[...outputs.map((o) => `${o.to}${signing && o.windows ? ' (signed)' : ''}`), ...mac].join(', ')}`);
