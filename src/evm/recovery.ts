@@ -16,7 +16,8 @@ const Fn = Point.Fn;
 /**
  * The wNAF windows of the tables the check multiplies with (noble's `precompute`). A narrow table
  * is quick to make: in a fresh thread, building and first using the base point's and a key's took
- * 71 ms at width 6 against 215 ms at width 8, and the first check of a thread waits for them. A wide one makes each check cheaper: 0.36 ms against 0.46 ms, about 7% of the signatures
+ * 71 ms at width 6 against 215 ms at width 8, and the first check of a thread waits for them. A
+ * wide one makes each check cheaper: 0.36 ms against 0.46 ms, about 7% of the signatures
  * a busy service makes per second on 2 cores (npm run bench evm, both widths in turn). So a key
  * starts narrow and is widened once it is checked BUSY_CHECKS times within BUSY_WINDOW_MS: a
  * service under load, never a person signing now and then. (All measured on a 2-core machine.)

@@ -15,9 +15,9 @@ import { fullCollection } from '../config/full-collection';
  * that finds the allocation rate low over its last 5 s (Heap::ReduceNewSpaceSize), which the first
  * one, right after the burst, never does. So a second collection follows 6 s later
  * (`settleTicks`), and gives those pages back (a plain Node script measured 89 -> 56 MiB; the
- * `idle` row of `node test/bench/run.mjs` shows the service's). On Node 22, the single executable's runtime, the
- * first one already does (full-collection.ts: V8's last-resort collection), and the second finds
- * little left.
+ * `idle` row of `node test/bench/run.mjs` shows the service's). On Node 22, the single
+ * executable's runtime, the first one already does (full-collection.ts: V8's last-resort
+ * collection), and the second finds little left.
  */
 
 export interface IdleCollectorState {

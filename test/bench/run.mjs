@@ -28,6 +28,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const only = process.argv.slice(2);
 const want = (name) => only.length === 0 || only.includes(name);
 const ms = (x) => Math.round(x * 10) / 10;
+/** To the hundredth of a millisecond: CPU shares below a millisecond. */
+const ms2 = (x) => Math.round(x * 100) / 100;
 const MiB = 2 ** 20;
 
 const machine = { cpus: cpus().length, model: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, date: new Date().toISOString().slice(0, 10) };
@@ -332,7 +334,6 @@ try {
         // Where the service's share goes: its event loop, and its other threads (the signing
         // threads' secp256k1 arithmetic, the evm-crypto row's figure, most of it).
         const mainMs = ((mainThreadCpuSeconds(svc.child.pid) - main0) * 1000) / load.done;
-        const ms2 = (x) => Math.round(x * 100) / 100;
         record('    of it: event loop / other threads (signing)', `${ms2(mainMs)} / ${ms2(serviceMs - mainMs)}`, 'ms', '(info)');
       }
     }
