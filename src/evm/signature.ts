@@ -1,5 +1,5 @@
 import { SigningError } from '../domain/errors';
-import { signDigest } from '../ecdsa/sign-digest';
+import { lowS, signDigest } from '../ecdsa/sign-digest';
 import { MAX_CHAIN_ID } from './tx-hash';
 
 /**
@@ -33,7 +33,8 @@ export function normaliseLowS(rs: Uint8Array): { r: bigint; s: bigint; flipped: 
   if (r === 0n || r >= SECP256K1_N || s === 0n || s >= SECP256K1_N) {
     throw new SigningError('secp256k1 signature has r or s outside 1..n-1');
   }
-  return s > HALF_N ? { r, s: SECP256K1_N - s, flipped: true } : { r, s, flipped: false };
+  const low = lowS('secp256k1', s);
+  return { r, s: low, flipped: low !== s };
 }
 
 /**
