@@ -11,7 +11,6 @@
  * of the single executable alike). A child process with `--max-old-space-size` dies alone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { constants as osConstants, setPriority } from 'node:os';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { workerEnvironment } from '../config/env';
@@ -35,19 +34,6 @@ export const PDF_WORKER_RETIRE_ABOVE_MB = 192;
  * young generation.
  */
 export const WORKER_SEMI_SPACE_MB = 2;
-/**
- * A PDF worker's scheduling priority: below the service's (nice 10 on Linux and macOS,
- * BELOW_NORMAL on Windows), so that where the two want the same core the service goes first: its
- * answers, its signatures, its own start. A starting service and the PDF worker it starts beside
- * it share two cores with the signing thread's start: spawn to a healthy /health, p50 of 21 starts
- * of each in turn, 154 ms with the worker at the service's priority, 148 at nice 5 and 145 at nice
- * 10; the first small PDF at once after start did not move (the worker waits for it then anyway),
- * nor did 16 clients of small PDFs (197, 213, 218 against 183, 210, 220/s, in turn). A document
- * that keeps a worker busy for seconds takes less from everything else the service does. (A
- * throwaway build that set the priority from the environment, on a 2-core machine.)
- */
-const PDF_WORKER_PRIORITY = osConstants.priority.PRIORITY_BELOW_NORMAL;
-
 /**
  * A signing thread's young generation (Node sets a thread's as a whole): at 16 MiB, V8 makes its
  * new space two semi-spaces of 8 MiB, half of its default. Smaller cost EVM throughput: builds
@@ -119,13 +105,6 @@ export function processStarter(entry: ProcessEntry, o: { heapMb: number; scratch
       serialization: 'advanced',
       windowsHide: true,
     });
-    if (child.pid !== undefined) {
-      try {
-        setPriority(child.pid, PDF_WORKER_PRIORITY);
-      } catch {
-        /* not permitted here: the worker runs at the service's priority, as before */
-      }
-    }
     // The last words of a child that dies: V8's out-of-memory report names the limit.
     let stderr = '';
     child.stderr!.setEncoding('utf8');

@@ -6,7 +6,6 @@
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { constants, getPriority } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 
@@ -115,10 +114,6 @@ const WORKER_VARIABLES = ['NODE_OPTIONS', 'TZ', 'LANG', 'LC_ALL', 'NODE_ICU_DATA
 export async function expectFencedPdfWorkers(o: { servicePid: number; home: string; secrets: string[]; pdf: Uint8Array; permissionFlag: string }): Promise<void> {
   const workers = childPids(o.servicePid).filter((pid) => processCommand(pid).some((a) => /localsign-pdf-worker\.cjs$|^__pdf-worker$/u.test(a)));
   expect(workers.length, 'no PDF worker of the service is running').toBeGreaterThan(0);
-  // Below the service's own priority (workers/handles.ts PDF_WORKER_PRIORITY), as the OS reports
-  // it; a service already started lower than that leaves its workers where it is.
-  const below = Math.max(constants.priority.PRIORITY_BELOW_NORMAL, getPriority(o.servicePid));
-  expect(getPriority(workers[0]!), 'the PDF worker runs below the service').toBe(below);
   const env = processEnvironment(workers[0]!);
   for (const name of o.secrets) expect(env, name).not.toHaveProperty(name);
   expect(Object.keys(env).filter((name) => !WORKER_VARIABLES.includes(name.toUpperCase()))).toEqual([]);
