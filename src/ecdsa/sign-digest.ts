@@ -186,8 +186,8 @@ export function signDigestRecoverable(curve: EcdsaCurve, secretKey: Uint8Array, 
 
 /**
  * s brought to the low half, n − s when s > n/2 (EIP-2, BIP 62): (r, s) and (r, n − s) are both
- * valid ECDSA signatures of the same digest, and Ethereum accepts only the low one. The other
- * point's signature, R mirrored to −R: its recovery id flips too.
+ * valid ECDSA signatures of the same digest, and Ethereum accepts only the low one. n − s is the
+ * signature of the mirrored nonce point −R, so its recovery id is the other one.
  */
 export function lowS(curve: EcdsaCurve, s: bigint): bigint {
   const { n } = CURVES[curve];
