@@ -1,7 +1,7 @@
 // Resident memory of a process and the processes below it, read from outside (Linux /proc): what
 // the machine gives the service with its PDF worker processes. Plain JavaScript so that both
 // `npm run bench` (node, no TypeScript) and the vitest helpers use the one reading.
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 
 /**
  * VmRSS / VmHWM of a process, and of the resident memory the anonymous part (heaps, stacks) and
@@ -49,9 +49,10 @@ export function treeRssMiB(pid) {
 
 /**
  * The proportional set size (Pss, /proc/PID/smaps_rollup) of `pid` with every process below it,
- * MiB: each page shared between them (the Node runtime's text, mapped by the service and its PDF
- * worker alike) counted once in all, where VmRSS counts it in each. Null where the kernel has no
- * smaps_rollup (before Linux 4.14).
+ * MiB: a page that n processes map counts 1/n in each, where VmRSS counts it whole in each. The n
+ * includes processes outside the tree (another Node program maps the same runtime as the bundle's
+ * processes, the bench itself among them), so the sum is below what the tree alone holds; see
+ * treeUniqueMiB. Null where the kernel has no smaps_rollup (before Linux 4.14).
  */
 export function treePssMiB(pid) {
   let total = 0;
@@ -67,6 +68,52 @@ export function treePssMiB(pid) {
     if (m) total += Number(m[1]) / 1024;
   }
   return total;
+}
+
+/**
+ * The physical pages resident in `pid` and every process below it, each counted once however many
+ * of them map it (the Node runtime's text, mapped by the service and its PDF worker alike), MiB:
+ * the page frames of /proc/PID/pagemap (Documentation/admin-guide/mm/pagemap.rst) for every mapping
+ * with resident pages. Null where the frames are hidden: the kernel shows them to a process with
+ * CAP_SYS_ADMIN only (root here), and reads 0 otherwise.
+ */
+export function treeUniqueMiB(pid) {
+  const PAGE = 4096n;
+  const frames = new Set();
+  for (const p of tree(pid)) {
+    let smaps;
+    let fd;
+    try {
+      smaps = readFileSync(`/proc/${p}/smaps`, 'utf8');
+      fd = openSync(`/proc/${p}/pagemap`, 'r');
+    } catch {
+      continue; /* ended */
+    }
+    try {
+      let range = null;
+      for (const line of smaps.split('\n')) {
+        const head = /^([0-9a-f]+)-([0-9a-f]+) /.exec(line);
+        if (head) {
+          range = [BigInt(`0x${head[1]}`), BigInt(`0x${head[2]}`)];
+          continue;
+        }
+        if (!range || !line.startsWith('Rss:') || /^Rss:\s+0 kB/.test(line)) continue;
+        const pages = Number((range[1] - range[0]) / PAGE);
+        const entries = Buffer.alloc(pages * 8);
+        readSync(fd, entries, 0, entries.length, Number((range[0] / PAGE) * 8n));
+        for (let i = 0; i < pages; i++) {
+          const entry = entries.readBigUInt64LE(i * 8);
+          if (!(entry >> 63n)) continue; // not present
+          const frame = entry & ((1n << 55n) - 1n);
+          if (frame === 0n) return null;
+          frames.add(frame);
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return (frames.size * Number(PAGE)) / 1048576;
 }
 
 /**
