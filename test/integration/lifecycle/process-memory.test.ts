@@ -1,0 +1,40 @@
+import { spawn } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { memoryMiB, tree, treeRssMiB, treeUniqueMiB } from '../../helpers/process-memory.mjs';
+
+// The bench's memory rows (test/bench/run.mjs treeResident) count a service with its workers by
+// their resident pages, each once. Checked here on a tree of real processes: a Node parent with two
+// Node children maps the Node runtime three times.
+const children: ReturnType<typeof spawn>[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) {
+    // The grandchildren first: they outlive a killed parent.
+    for (const pid of tree(c.pid!).reverse()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* ended */
+      }
+    }
+  }
+});
+
+const keepAlive = "setInterval(() => {}, 1000); process.send?.('up')";
+
+describe('treeUniqueMiB (resident pages of a process tree, each counted once)', () => {
+  it('counts the pages the processes share once: between the largest process and the VmRSS sum', async () => {
+    const parent = spawn(process.execPath, ['-e', `const { spawn } = require('node:child_process'); for (let i = 0; i < 2; i++) spawn(process.execPath, ['-e', ${JSON.stringify(keepAlive)}], { stdio: 'ignore' }); ${keepAlive}`], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    children.push(parent);
+    await new Promise((resolve) => parent.once('message', resolve));
+    for (let i = 0; i < 100 && tree(parent.pid!).length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    const pids = tree(parent.pid!);
+    expect(pids).toHaveLength(3);
+    const unique = treeUniqueMiB(parent.pid!);
+    if (unique === null) return void expect(process.getuid?.()).not.toBe(0); // frames hidden: only when not root
+    const each = pids.map((pid) => memoryMiB(pid).rss);
+    const summed = treeRssMiB(parent.pid!);
+    expect(unique).toBeGreaterThanOrEqual(Math.max(...each) * 0.9);
+    // Three Node processes share the runtime's text: counted once, well below the sum.
+    expect(unique).toBeLessThan(summed * 0.8);
+  });
+});
