@@ -59,13 +59,13 @@ function pssText(pid) {
  * each physical page once (treeUniqueMiB). VmRSS summed over the processes counts the Node
  * runtime's pages once in each process that maps them, and Pss divides them among every process
  * that maps them, the bench's own Node among them; both are printed beside. Where the kernel hides
- * page frames (not root), the VmRSS sum, and the row says so.
+ * page frames (no CAP_SYS_ADMIN), the VmRSS sum, and the row says so.
  */
 function treeResident(pid) {
   const summed = treeRssMiB(pid);
   const unique = treeUniqueMiB(pid);
   return unique === null
-    ? { mib: summed, text: 'VmRSS summed: page frames hidden (not root)' }
+    ? { mib: summed, text: 'VmRSS summed: page frames hidden (no CAP_SYS_ADMIN)' }
     : { mib: unique, text: `each resident page once; VmRSS summed ${Math.round(summed)} MiB` };
 }
 

@@ -7,5 +7,5 @@ export declare function sampleTreePeak(pid: number): { stop(): number };
 export declare function tree(pid: number): number[];
 /** Pss summed over the tree, MiB; null before Linux 4.14. */
 export declare function treePssMiB(pid: number): number | null;
-/** The tree's resident physical pages, each counted once, MiB; null where page frames are hidden (not root). */
+/** The tree's resident physical pages, each counted once, MiB; null where page frames are hidden (no CAP_SYS_ADMIN). */
 export declare function treeUniqueMiB(pid: number): number | null;

@@ -75,7 +75,7 @@ export function treePssMiB(pid) {
  * of them map it (the Node runtime's text, mapped by the service and its PDF worker alike), MiB:
  * the page frames of /proc/PID/pagemap (Documentation/admin-guide/mm/pagemap.rst) for every mapping
  * with resident pages. Null where the frames are hidden: the kernel shows them to a process with
- * CAP_SYS_ADMIN only (root here), and reads 0 otherwise.
+ * CAP_SYS_ADMIN only (root outside a container), and reads 0 otherwise.
  */
 export function treeUniqueMiB(pid) {
   const PAGE = 4096n;
