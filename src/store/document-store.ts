@@ -59,10 +59,11 @@ async function removeIfPresent(path: string): Promise<boolean> {
 }
 
 export class DocumentStore {
-  /** Inputs in memory (see HOLD_IN_MEMORY_MAX). */
+  /**
+   * Inputs in memory (see HOLD_IN_MEMORY_MAX). One of JOURNALED_INPUT_MAX or less is journaled with
+   * its request and has no work file (`admit`, `restoreJournaled`): its size says so (`journaled`).
+   */
   private readonly held = new Map<string, Buffer>();
-  /** Of those, the ones journaled with their request (JOURNALED_INPUT_MAX): they have no work file. */
-  private readonly journaled = new Set<string>();
   /**
    * Requests whose work files are known gone (`releaseWork` removed all of them), until retention
    * forgets them: its sweep then removes their result only. Looking again for the three work files
@@ -107,10 +108,7 @@ export class DocumentStore {
       return { written: adopted, journal: null };
     }
     this.held.set(id, Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength));
-    if (pdf.byteLength <= JOURNALED_INPUT_MAX) {
-      this.journaled.add(id);
-      return { written: Promise.resolve(), journal: pdf };
-    }
+    if (this.journaled(id)) return { written: Promise.resolve(), journal: pdf };
     const written = writeFileAtomicAsync(this.inputPath(id), pdf);
     this.writing.set(id, written);
     return { written, journal: null };
@@ -118,10 +116,13 @@ export class DocumentStore {
 
   /** After a restart: the documents journaled with PENDING requests (request-store.ts `journaledInputs`), for their jobs. */
   restoreJournaled(inputs: Iterable<[string, Buffer]>): void {
-    for (const [id, pdf] of inputs) {
-      this.held.set(id, pdf);
-      this.journaled.add(id);
-    }
+    for (const [id, pdf] of inputs) this.held.set(id, pdf);
+  }
+
+  /** The input of `id` is in its request's record, not in a work file (see `held`). */
+  private journaled(id: string): boolean {
+    const held = this.held.get(id);
+    return held !== undefined && held.byteLength <= JOURNALED_INPUT_MAX;
   }
 
   /**
@@ -223,12 +224,12 @@ export class DocumentStore {
    * (what a crash left, removed at start): retention never forgets such an id.
    */
   releaseWork(id: string, o: { prepared?: boolean; remember?: boolean } = {}): Promise<void> {
+    // A journaled input has no work file (the request's final record ends it in the journal).
+    const paths = this.journaled(id) ? [] : [this.inputPath(id)];
     this.held.delete(id);
     this.writing.delete(id);
     // After the long polls DONE woke have run to openResult (promise continuations, all before this).
     if (this.fresh.has(id)) setImmediate(() => this.fresh.delete(id));
-    // A journaled input has no work file (the request's final record ends it in the journal).
-    const paths = this.journaled.delete(id) ? [] : [this.inputPath(id)];
     if (o.prepared !== false) paths.push(...Object.values(this.preparedPaths(id)));
     return Promise.all(paths.map(removeIfPresent)).then((gone) => {
       if (gone.every(Boolean) && o.remember !== false) this.released.add(id);
